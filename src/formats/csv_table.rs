@@ -1,0 +1,270 @@
+//! The record table as CSV: read through the csv crate (BOM or not, CRLF or LF, quoted
+//! fields with newlines, delimiter sniffed), written with spreadsheet formulas neutralised.
+
+use super::mapping::{self, ColumnMapping, MappingRequest};
+use super::row::{self, Cell};
+use super::{LoadError, Loaded, Problem};
+use crate::record::{FIELDS, Field, Kind, Record};
+
+/// Characters that make a spreadsheet treat a cell as a formula.
+const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+fn needs_guard(cell: &str) -> bool {
+    let mut chars = cell.chars();
+    match chars.next() {
+        Some(c) if FORMULA_START.contains(&c) => true,
+        // A leading quote before a trigger is doubled so that reading back is lossless.
+        Some('\'') => matches!(chars.next(), Some(c) if c == '\'' || FORMULA_START.contains(&c)),
+        _ => false,
+    }
+}
+
+/// Prefixes `'` to a text cell a spreadsheet would run as a formula.
+pub fn guard(cell: &str) -> String {
+    if needs_guard(cell) {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
+    }
+}
+
+/// Undoes [`guard`].
+pub fn unguard(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if needs_guard(rest) => rest,
+        _ => cell,
+    }
+}
+
+/// The delimiter of the header line: the most frequent of comma, tab and semicolon outside quotes.
+pub fn sniff_delimiter(text: &str) -> u8 {
+    let mut counts = [(b',', 0usize), (b'\t', 0), (b';', 0)];
+    let mut quoted = false;
+    for b in text.bytes() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\n' if !quoted => break,
+            _ if !quoted => {
+                for (d, n) in counts.iter_mut() {
+                    if *d == b {
+                        *n += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let (best, n) = counts
+        .iter()
+        .copied()
+        .fold((b',', 0), |acc, c| if c.1 > acc.1 { c } else { acc });
+    if n == 0 { b',' } else { best }
+}
+
+fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+}
+
+fn csv_problem(file: &str, err: &csv::Error) -> Problem {
+    let p = Problem::new(file, format!("CSV: {err}"));
+    match err.position() {
+        Some(pos) => p.at_line(pos.line()),
+        None => p,
+    }
+}
+
+/// Reads a record table from CSV text. Without `mapping`, columns map by name and alias; if
+/// that leaves a required field unmapped, the caller gets a [`MappingRequest`] instead.
+pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
+    let delimiter = sniff_delimiter(text);
+    let mut rdr = reader(text, delimiter);
+    let headers: Vec<String> = rdr
+        .headers()
+        .map_err(|e| LoadError::Syntax(csv_problem(file, &e)))?
+        .iter()
+        .map(|h| h.trim_start_matches('\u{feff}').to_string())
+        .collect();
+    if headers.iter().all(|h| h.trim().is_empty()) {
+        return Err(LoadError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let mapping = match mapping {
+        Some(m) => check_mapping(file, m, &headers)?,
+        None => {
+            let suggested = mapping::suggest(&headers);
+            let missing = mapping::missing_required(&suggested);
+            if !missing.is_empty() {
+                let preview = rdr
+                    .records()
+                    .take(3)
+                    .filter_map(Result::ok)
+                    .map(|r| r.iter().map(String::from).collect())
+                    .collect();
+                return Err(LoadError::NeedsMapping(MappingRequest {
+                    file: file.to_string(),
+                    headers,
+                    suggested,
+                    missing: missing.into_iter().map(String::from).collect(),
+                    preview,
+                }));
+            }
+            suggested
+        }
+    };
+    // Column index per mapped field; the remaining columns are kept as extras.
+    let columns: Vec<(&Field, usize)> = FIELDS
+        .iter()
+        .filter_map(|f| {
+            mapping
+                .get(f.name)
+                .and_then(|h| headers.iter().position(|x| x == h))
+                .map(|i| (f, i))
+        })
+        .collect();
+    let extras: Vec<usize> = (0..headers.len())
+        .filter(|i| !columns.iter().any(|(_, c)| c == i))
+        .collect();
+    let ours = columns.iter().any(|(f, _)| f.name == "format_version");
+    let has = |name: &str| columns.iter().any(|(f, _)| f.name == name);
+
+    let mut loaded = Loaded::new(file, "csv");
+    for (n, result) in rdr.records().enumerate() {
+        let row = match result {
+            Ok(row) => row,
+            Err(e) => {
+                loaded.errors.push(csv_problem(file, &e));
+                continue;
+            }
+        };
+        let line = row.position().map(|p| p.line()).unwrap_or(n as u64 + 2);
+        if row.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        if row.len() != headers.len() {
+            loaded.warnings.push(
+                Problem::new(
+                    file,
+                    format!(
+                        "expected {} columns as in the header, found {}",
+                        headers.len(),
+                        row.len()
+                    ),
+                )
+                .at_line(line),
+            );
+        }
+        let mut rec = Record {
+            format_version: 1,
+            ..Record::default()
+        };
+        let mut bad = false;
+        for (field, i) in &columns {
+            let raw = row.get(*i).unwrap_or("");
+            let cell = if ours && field.kind == Kind::Text {
+                unguard(raw)
+            } else {
+                raw
+            };
+            if let Err(e) = row::set_field(&mut rec, field, Cell::Text(cell)) {
+                bad = true;
+                let header = &headers[*i];
+                let name = if header == field.name {
+                    field.name.to_string()
+                } else {
+                    format!("{} (column \"{header}\")", field.name)
+                };
+                loaded.errors.push(
+                    Problem::new(file, e.message())
+                        .at_line(line)
+                        .at_column(*i as u64 + 1)
+                        .in_field(name),
+                );
+            }
+        }
+        if bad {
+            continue;
+        }
+        for &i in &extras {
+            let value = row.get(i).unwrap_or("");
+            let value = if ours { unguard(value) } else { value };
+            rec.extra.insert(headers[i].clone(), value.to_string());
+        }
+        row::complete(&mut rec, n + 1, &has);
+        loaded.push(rec, line);
+    }
+    Ok(loaded)
+}
+
+fn check_mapping(
+    file: &str,
+    mapping: &ColumnMapping,
+    headers: &[String],
+) -> Result<ColumnMapping, LoadError> {
+    for (field, header) in mapping {
+        if crate::record::field(field).is_none() {
+            return Err(LoadError::Mapping(Problem::new(
+                file,
+                format!("the mapping names an unknown record field \"{field}\""),
+            )));
+        }
+        if !headers.contains(header) {
+            return Err(LoadError::Mapping(
+                Problem::new(
+                    file,
+                    format!("the mapping uses a column \"{header}\" that the file does not have"),
+                )
+                .in_field(field.clone()),
+            ));
+        }
+    }
+    let missing = mapping::missing_required(mapping);
+    if !missing.is_empty() {
+        return Err(LoadError::Mapping(Problem::new(
+            file,
+            format!("the mapping must give a column for: {}", missing.join(", ")),
+        )));
+    }
+    Ok(mapping.clone())
+}
+
+/// Writes the record table as CSV (comma, LF, header first). Text cells that a spreadsheet
+/// would run as formulas are prefixed with `'`; the reader removes the prefix again.
+pub fn write(records: &[Record]) -> String {
+    let extra_names: Vec<&String> = {
+        let mut names: Vec<&String> = records.iter().flat_map(|r| r.extra.keys()).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let mut w = csv::WriterBuilder::new().from_writer(vec![]);
+    let header = FIELDS
+        .iter()
+        .map(|f| f.name)
+        .chain(extra_names.iter().map(|s| s.as_str()));
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(header);
+    for rec in records {
+        let cells = FIELDS
+            .iter()
+            .map(|f| {
+                let text = row::field_text(rec, f);
+                if f.kind == Kind::Text {
+                    guard(&text)
+                } else {
+                    text
+                }
+            })
+            .chain(
+                extra_names
+                    .iter()
+                    .map(|n| guard(rec.extra.get(*n).map(String::as_str).unwrap_or(""))),
+            );
+        let _ = w.write_record(cells);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}

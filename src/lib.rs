@@ -1,0 +1,17 @@
+//! Evenhand: an LLM bias lab. The core (everything but `web`) is plain Rust that knows
+//! nothing about browsers; `web` is the thin wasm facade over it.
+
+pub mod analysis;
+pub mod bundle;
+pub mod demo;
+pub mod formats;
+pub mod oracle;
+pub mod record;
+pub mod report;
+pub mod rng;
+pub mod share;
+pub mod simulate;
+pub mod stats;
+
+/// The tool version written into bundles and reports.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

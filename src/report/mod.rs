@@ -1,0 +1,3 @@
+//! What the analyses turn into: charts now; report tables and exports per method later.
+
+pub mod chart;

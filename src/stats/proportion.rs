@@ -1,0 +1,69 @@
+//! A proportion with its interval. Wilson's score interval is used because it stays inside
+//! [0, 1] and keeps its coverage for small n and rates near 0 or 1, where the Wald interval fails.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Proportion {
+    pub successes: u64,
+    pub n: u64,
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+    pub confidence: f64,
+}
+
+/// Wilson score interval: centre (p + z²/2n) / (1 + z²/n), half-width
+/// z / (1 + z²/n) · sqrt(p(1−p)/n + z²/4n²). `None` when n = 0.
+pub fn wilson(successes: u64, n: u64, confidence: f64) -> Option<Proportion> {
+    if n == 0 || successes > n {
+        return None;
+    }
+    let z = super::normal::quantile(0.5 + confidence / 2.0);
+    let nf = n as f64;
+    let p = successes as f64 / nf;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / nf;
+    let centre = (p + z2 / (2.0 * nf)) / denom;
+    let half = z / denom * libm::sqrt(p * (1.0 - p) / nf + z2 / (4.0 * nf * nf));
+    // At 0 and n the bounds are exactly 0 and 1; rounding would leave 1e-16 off.
+    let low = if successes == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let high = if successes == n {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    Some(Proportion {
+        successes,
+        n,
+        rate: p,
+        low,
+        high,
+        confidence,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_matches_reference_values() {
+        // statsmodels proportion_confint(81, 263, method="wilson") = (0.2553, 0.3662)
+        let p = wilson(81, 263, 0.95).unwrap();
+        assert!(
+            (p.low - 0.255_3).abs() < 1e-4 && (p.high - 0.366_2).abs() < 1e-4,
+            "{p:?}"
+        );
+        // All successes: the upper bound is 1, the lower is n / (n + z²).
+        let all = wilson(10, 10, 0.95).unwrap();
+        assert_eq!(all.high, 1.0);
+        assert!((all.low - 10.0 / (10.0 + 1.959963984540054f64.powi(2))).abs() < 1e-12);
+        assert!(wilson(0, 0, 0.95).is_none());
+        assert!(wilson(3, 2, 0.95).is_none());
+    }
+}
