@@ -40,6 +40,9 @@ fn library() -> &'static Library {
     })
 }
 
+/// The largest seed: 2^53 - 1, the largest integer JavaScript holds exactly.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
 /// Everything a simulated experiment needs; with the seed, it rebuilds the same records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -58,7 +61,7 @@ impl Default for Experiment {
         let lib = library();
         Experiment {
             seed: 42,
-            samples: 5,
+            samples: 20,
             languages: lib.answers.keys().cloned().collect(),
             concerns: lib.concerns.iter().map(|c| c.concern.clone()).collect(),
             behaviour: serde_json::from_str(BEHAVIOUR_JSON)
@@ -99,6 +102,14 @@ fn check(exp: &Experiment) -> Result<(), ExperimentError> {
             found,
         })
     };
+    // Seeds travel through JSON and JavaScript numbers, which are exact only up to 2^53.
+    if exp.seed > MAX_SEED {
+        return err(
+            "seed",
+            format!("an integer from 0 to {MAX_SEED}"),
+            exp.seed.to_string(),
+        );
+    }
     if !(1..=1000).contains(&exp.samples) {
         return err(
             "samples",
@@ -262,7 +273,7 @@ mod tests {
     fn same_seed_same_records_other_seed_other_records() {
         let exp = Experiment::default();
         let a = run(&exp).unwrap();
-        assert_eq!(a.len(), 360);
+        assert_eq!(a.len(), 1440);
         assert_eq!(a, run(&exp).unwrap());
         let b = run(&Experiment { seed: 7, ..exp }).unwrap();
         assert_ne!(

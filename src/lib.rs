@@ -12,6 +12,8 @@ pub mod rng;
 pub mod share;
 pub mod simulate;
 pub mod stats;
+pub mod web;
+pub mod workspace;
 
 /// The tool version written into bundles and reports.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,1 +1,8 @@
-fn main() {}
+//! The `evenhand` command line: the same core as the page, JSON on stdout, readable errors
+//! on stderr and a non-zero exit when something is wrong.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

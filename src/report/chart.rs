@@ -1,178 +1,223 @@
-//! Charts as SVG text, drawn with plotters. The page shows them as images (an SVG inside an
-//! <img> can run no script), and the CLI writes them next to its reports.
+//! Charts as SVG text. The page shows them as images (an SVG inside an <img> can run no
+//! script), and the CLI writes them next to its reports. Same input, same bytes, everywhere.
 
+use super::svg::Svg;
 use crate::analysis::{Analysis, Verdict};
 use crate::stats::power::PowerPoint;
-use plotters::prelude::*;
 
-const GREEN: RGBColor = RGBColor(46, 125, 50);
-const RED_: RGBColor = RGBColor(198, 40, 40);
-const AMBER: RGBColor = RGBColor(239, 160, 0);
-const GREY: RGBColor = RGBColor(158, 158, 158);
+pub const GREEN: &str = "#2e7d32";
+pub const RED: &str = "#c62828";
+pub const AMBER: &str = "#ef8f00";
+pub const GREY: &str = "#9e9e9e";
+const INK: &str = "#222";
+const GRID: &str = "#e0e0e0";
+const BLUE: &str = "#1565c0";
 
-fn colour(v: Verdict) -> RGBColor {
+fn colour(v: Verdict) -> &'static str {
     match v {
         Verdict::Meets => GREEN,
-        Verdict::Fails => RED_,
+        Verdict::Fails => RED,
         Verdict::Inconclusive => AMBER,
         Verdict::NoData => GREY,
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("chart: {0}")]
-pub struct ChartError(String);
+/// The plotting area of a chart whose y axis is a rate from 0 to 1.
+struct Frame {
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+}
 
-fn err<E: std::fmt::Debug>(e: E) -> ChartError {
-    ChartError(format!("{e:?}"))
+impl Frame {
+    fn y(&self, rate: f64) -> f64 {
+        self.top + self.height * (1.0 - rate.clamp(0.0, 1.0))
+    }
+
+    /// Grid lines and labels at every 20%.
+    fn rate_axis(&self, svg: &mut Svg, label: &str) {
+        for step in 0..=5 {
+            let rate = f64::from(step) * 0.2;
+            let y = self.y(rate);
+            svg.line(self.left, y, self.left + self.width, y, GRID, 1.0, None);
+            svg.text(
+                self.left - 6.0,
+                y + 4.0,
+                &format!("{:.0}%", rate * 100.0),
+                11.0,
+                "end",
+                None,
+            );
+        }
+        svg.line(
+            self.left,
+            self.top,
+            self.left,
+            self.top + self.height,
+            INK,
+            1.0,
+            None,
+        );
+        svg.text(
+            14.0,
+            self.top + self.height / 2.0,
+            label,
+            12.0,
+            "middle",
+            Some(-90.0),
+        );
+    }
 }
 
 /// Pass rate per group as bars, with the interval as whiskers and the tolerance as a dashed line.
-pub fn pass_rates(a: &Analysis) -> Result<String, ChartError> {
-    let groups: Vec<_> = a.groups.iter().collect();
-    let n = groups.len().max(1);
-    let width = (110 + 64 * n as u32).max(520);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, 380)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let by = if a.settings.group_by.is_empty() {
-            "all records".to_string()
+pub fn pass_rates(a: &Analysis) -> String {
+    let n = a.groups.len().max(1);
+    let rotate = n > 6;
+    let slot = 64.0;
+    let width = (96.0 + slot * n as f64).max(560.0);
+    let bottom = if rotate { 110.0 } else { 48.0 };
+    let height = 300.0 + bottom;
+    let by = if a.settings.group_by.is_empty() {
+        "all records".to_string()
+    } else {
+        a.settings.group_by.join(" · ")
+    };
+    let title = format!(
+        "Pass rate by {by}, {:.0}% Wilson intervals{}",
+        a.settings.confidence * 100.0,
+        if a.simulated {
+            " (SIMULATED model)"
         } else {
-            a.settings.group_by.join(" · ")
-        };
-        let caption = format!(
-            "Pass rate by {by} ({:.0}% Wilson intervals){}",
-            a.settings.confidence * 100.0,
-            if a.simulated {
-                " — SIMULATED model"
-            } else {
-                ""
-            }
-        );
-        let mut chart = ChartBuilder::on(&root)
-            .caption(caption, ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(if n > 6 { 70 } else { 40 })
-            .y_label_area_size(48)
-            .build_cartesian_2d((0..n).into_segmented(), 0f64..1.0f64)
-            .map_err(err)?;
-        let labels: Vec<String> = groups.iter().map(|g| g.label.clone()).collect();
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_desc("pass rate")
-            .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
-            .x_labels(n)
-            .x_label_style(if n > 6 {
-                ("sans-serif", 11)
-                    .into_font()
-                    .transform(FontTransform::Rotate90)
-                    .into_text_style(&root)
-            } else {
-                ("sans-serif", 12).into_font().into_text_style(&root)
-            })
-            .x_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
-                _ => String::new(),
-            })
-            .draw()
-            .map_err(err)?;
-        chart
-            .draw_series(groups.iter().enumerate().filter_map(|(i, g)| {
-                let p = g.pass?;
-                let mut bar = Rectangle::new(
-                    [
-                        (SegmentValue::Exact(i), 0.0),
-                        (SegmentValue::Exact(i + 1), p.rate),
-                    ],
-                    colour(g.verdict).filled(),
-                );
-                bar.set_margin(0, 0, 10, 10);
-                Some(bar)
-            }))
-            .map_err(err)?;
-        chart
-            .draw_series(groups.iter().enumerate().filter_map(|(i, g)| {
-                let p = g.pass?;
-                Some(ErrorBar::new_vertical(
-                    SegmentValue::CenterOf(i),
-                    p.low,
-                    p.rate,
-                    p.high,
-                    BLACK.stroke_width(2),
-                    10,
-                ))
-            }))
-            .map_err(err)?;
-        let tol = a.settings.tolerance;
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(SegmentValue::Exact(0), tol), (SegmentValue::Exact(n), tol)],
-                6,
-                4,
-                BLUE.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(format!("tolerance {:.0}%", tol * 100.0))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLUE.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
-        root.present().map_err(err)?;
+            ""
+        }
+    );
+    let mut svg = Svg::new(width, height, &title);
+    svg.text(width / 2.0, 20.0, &title, 14.0, "middle", None);
+    let frame = Frame {
+        left: 56.0,
+        top: 56.0,
+        width: width - 72.0,
+        height: height - 56.0 - bottom,
+    };
+    let legend = [(GREEN, "meets"), (AMBER, "inconclusive"), (RED, "fails")];
+    for (i, (fill, name)) in legend.iter().enumerate() {
+        let x = frame.left + 4.0 + 110.0 * i as f64;
+        svg.rect(x, 30.0, 10.0, 10.0, fill);
+        svg.text(x + 14.0, 39.0, name, 11.0, "start", None);
     }
-    Ok(svg)
+    frame.rate_axis(&mut svg, "pass rate");
+    let slot = frame.width / n as f64;
+    for (i, g) in a.groups.iter().enumerate() {
+        let centre = frame.left + slot * (i as f64 + 0.5);
+        if let Some(p) = g.pass {
+            let bar = slot * 0.62;
+            svg.rect(
+                centre - bar / 2.0,
+                frame.y(p.rate),
+                bar,
+                frame.y(0.0) - frame.y(p.rate),
+                colour(g.verdict),
+            );
+            svg.line(
+                centre,
+                frame.y(p.low),
+                centre,
+                frame.y(p.high),
+                INK,
+                2.0,
+                None,
+            );
+            for rate in [p.low, p.high] {
+                svg.line(
+                    centre - 6.0,
+                    frame.y(rate),
+                    centre + 6.0,
+                    frame.y(rate),
+                    INK,
+                    2.0,
+                    None,
+                );
+            }
+        }
+        let base = frame.top + frame.height + 16.0;
+        if rotate {
+            svg.text(centre + 4.0, base, &g.label, 11.0, "end", Some(-40.0));
+        } else {
+            svg.text(centre, base, &g.label, 11.0, "middle", None);
+        }
+    }
+    let tol = frame.y(a.settings.tolerance);
+    svg.line(
+        frame.left,
+        tol,
+        frame.left + frame.width,
+        tol,
+        BLUE,
+        2.0,
+        Some("6 4"),
+    );
+    svg.text(
+        frame.left + frame.width - 4.0,
+        tol - 5.0,
+        &format!("tolerance {:.0}%", a.settings.tolerance * 100.0),
+        11.0,
+        "end",
+        None,
+    );
+    svg.finish()
 }
 
 /// Power against cases per community, with the conventional 80% line.
-pub fn power_curve(points: &[PowerPoint], caption: &str) -> Result<String, ChartError> {
-    let max = points.iter().map(|p| p.size).max().unwrap_or(1).max(1);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (560, 340)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(caption, ("sans-serif", 15))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0u32..max, 0f64..1.0f64)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("cases per community")
-            .y_desc("power")
-            .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
-            .draw()
-            .map_err(err)?;
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.size, p.power)),
-                BLUE.stroke_width(2),
-            ))
-            .map_err(err)?;
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| Circle::new((p.size, p.power), 4, BLUE.filled())),
-            )
-            .map_err(err)?;
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(0, 0.8), (max, 0.8)],
-                6,
-                4,
-                GREY.stroke_width(1),
-            ))
-            .map_err(err)?;
-        root.present().map_err(err)?;
+pub fn power_curve(points: &[PowerPoint], title: &str) -> String {
+    let (width, height) = (560.0, 340.0);
+    let mut svg = Svg::new(width, height, title);
+    svg.text(width / 2.0, 20.0, title, 13.0, "middle", None);
+    let frame = Frame {
+        left: 56.0,
+        top: 36.0,
+        width: width - 80.0,
+        height: height - 36.0 - 52.0,
+    };
+    frame.rate_axis(&mut svg, "power");
+    let max = f64::from(points.iter().map(|p| p.size).max().unwrap_or(1).max(1));
+    let x = |size: u32| frame.left + frame.width * f64::from(size) / max;
+    let eighty = frame.y(0.8);
+    svg.line(
+        frame.left,
+        eighty,
+        frame.left + frame.width,
+        eighty,
+        GREY,
+        1.0,
+        Some("6 4"),
+    );
+    svg.text(frame.left + 4.0, eighty - 5.0, "80%", 11.0, "start", None);
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (x(p.size), frame.y(p.power)))
+        .collect();
+    svg.polyline(&pts, BLUE);
+    for (p, (px, py)) in points.iter().zip(&pts) {
+        svg.circle(*px, *py, 4.0, BLUE);
+        svg.text(
+            *px,
+            frame.top + frame.height + 16.0,
+            &p.size.to_string(),
+            11.0,
+            "middle",
+            None,
+        );
     }
-    Ok(svg)
+    svg.text(
+        frame.left + frame.width / 2.0,
+        height - 10.0,
+        "cases per community",
+        12.0,
+        "middle",
+        None,
+    );
+    svg.finish()
 }
 
 #[cfg(test)]
@@ -181,20 +226,23 @@ mod tests {
     use crate::{analysis, demo};
 
     #[test]
-    fn the_pass_rate_chart_names_groups_and_says_simulated() {
+    fn the_pass_rate_chart_draws_every_group_and_says_simulated() {
         let records = demo::run(&demo::Experiment::default()).unwrap();
         let a = analysis::analyze(&records, &analysis::Settings::default()).unwrap();
-        let svg = pass_rates(&a).unwrap();
-        assert!(svg.starts_with("<svg"));
+        let svg = pass_rates(&a);
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("SIMULATED"));
-        assert!(svg.contains("gender · es"));
-        assert_eq!(svg.matches("<rect").count() >= a.groups.len(), true);
+        assert!(svg.contains(">gender · es</text>"));
+        // One bar per group (plus the background and the three legend swatches).
+        assert_eq!(svg.matches("<rect").count(), a.groups.len() + 4);
+        // The tolerance line sits at 90%: y = top + height * 0.1.
+        assert!(svg.contains("tolerance 90%"));
     }
 
     #[test]
     fn labels_from_files_are_escaped() {
         let recs = vec![crate::record::Record {
-            concern: "<script>x</script>".into(),
+            concern: "<script>x</script>\"".into(),
             response: "No".into(),
             expected: "No".into(),
             ..Default::default()
@@ -207,8 +255,8 @@ mod tests {
             },
         )
         .unwrap();
-        let svg = pass_rates(&a).unwrap();
+        let svg = pass_rates(&a);
         assert!(!svg.contains("<script>"));
-        assert!(svg.contains("&lt;script&gt;"));
+        assert!(svg.contains("&lt;script&gt;x&lt;/script&gt;&quot;"));
     }
 }

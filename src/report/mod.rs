@@ -1,3 +1,4 @@
 //! What the analyses turn into: charts now; report tables and exports per method later.
 
 pub mod chart;
+pub mod svg;

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Evenhand's one entry point.
+#   ./build.sh serve   install what is missing, build the page, serve it at http://127.0.0.1:8080/
+#   ./build.sh test    every test layer: native, wasm in headless Chromium, Playwright end to end
+#   ./build.sh dist    a self-contained static folder in dist/ (relative URLs, any sub-path)
+#   ./build.sh bench   the benchmarks under bench/
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+
+WB_VERSION=0.2.130          # must equal the wasm-bindgen crate pin in Cargo.toml
+PORT=${PORT:-8080}
+export TMPDIR="$ROOT/target/tmp"   # Chromium and chromedriver leave profile folders in TMPDIR
+mkdir -p "$TMPDIR"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+need_rust_tools() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32 target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WB_VERSION"; then
+    say "installing wasm-bindgen-cli $WB_VERSION (a few minutes, once)"
+    cargo install wasm-bindgen-cli --version "$WB_VERSION"   # not --locked: see docs in README
+  fi
+}
+
+need_npm() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "installing npm packages (Playwright, binaryen's wasm-opt)"
+    npm ci --no-audit --no-fund
+  fi
+}
+
+need_chromium() {
+  if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then return; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing chromium and chromium-driver from apt"
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver
+  else
+    echo "Chromium and chromedriver are needed for the browser tests: apt-get install chromium chromium-driver" >&2
+    exit 1
+  fi
+}
+
+build_wasm() {
+  need_rust_tools
+  need_npm
+  say "building the wasm module (release)"
+  cargo build --lib --target wasm32-unknown-unknown --release
+  rm -rf www/pkg
+  wasm-bindgen --target web --no-typescript --out-dir www/pkg target/wasm32-unknown-unknown/release/evenhand.wasm
+  # binaryen from npm: Debian's binaryen 108 silently breaks wasm-bindgen 0.2.130 output.
+  npx --no-install wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+    --enable-reference-types www/pkg/evenhand_bg.wasm -o www/pkg/evenhand_bg.wasm
+  local raw gz
+  raw=$(stat -c %s www/pkg/evenhand_bg.wasm)
+  gz=$(gzip -9 -c www/pkg/evenhand_bg.wasm | wc -c)
+  say "wasm: $raw bytes raw, $gz bytes gzipped"
+}
+
+cmd_serve() {
+  build_wasm
+  say "serving http://127.0.0.1:$PORT/ (Ctrl-C stops)"
+  exec python3 -m http.server "$PORT" --bind 127.0.0.1 --directory www
+}
+
+cmd_dist() {
+  build_wasm
+  rm -rf dist
+  cp -r www dist
+  # Relative URLs only, so the folder works under any sub-path (GitHub Pages project sites).
+  if grep -rnE '(src|href)="/|from "/|import\("/|fetch\("/' dist --include='*.html' --include='*.js' | grep -v '^dist/pkg/'; then
+    echo "dist: the lines above use absolute URLs" >&2
+    exit 1
+  fi
+  say "dist/ is ready ($(du -sh dist | cut -f1)); copy it to any static host"
+}
+
+# Sums the "test result:" lines of cargo's output into "N passed, M failed, K skipped".
+cargo_counts() {
+  awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
+       END { printf "%d passed, %d failed, %d skipped", p, f, s }' "$1"
+}
+
+cmd_test() {
+  local started=$SECONDS status=0 log="$ROOT/target/test-logs"
+  mkdir -p "$log"
+  need_rust_tools
+  need_npm
+  need_chromium
+
+  say "layer 1/3: native cargo test"
+  if ! cargo test 2>&1 | tee "$log/native.txt"; then status=1; fi
+  local native; native=$(cargo_counts "$log/native.txt")
+
+  say "layer 2/3: wasm tests in headless Chromium"
+  if ! CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=60 \
+       cargo test --target wasm32-unknown-unknown --test web_page --test web_worker 2>&1 | tee "$log/wasm.txt"; then status=1; fi
+  local wasm; wasm=$(cargo_counts "$log/wasm.txt")
+
+  say "layer 3/3: Playwright end to end"
+  build_wasm
+  cargo build --release --bin evenhand
+  rm -rf dist && cp -r www dist
+  if ! PLAYWRIGHT_JSON_OUTPUT_NAME="$log/e2e.json" npx --no-install playwright test --reporter=list,json 2>&1 | tee "$log/e2e.txt"; then status=1; fi
+  local e2e
+  e2e=$(node -e 'const s=require(process.argv[1]).stats; console.log(`${s.expected} passed, ${s.unexpected + s.flaky} failed, ${s.skipped} skipped`)' "$log/e2e.json" 2>/dev/null || echo "0 passed, 1 failed, 0 skipped")
+
+  echo
+  echo "native: $native"
+  echo "wasm: $wasm"
+  echo "e2e: $e2e"
+  printf 'time: %ss\n' "$((SECONDS - started))"
+  local total
+  total=$(printf '%s\n%s\n%s\n' "$native" "$wasm" "$e2e" | awk '{ p += $1; f += $3 } END { printf "%d passed, %d failed", p, f }')
+  echo "total: $total"
+  case "$native$wasm$e2e" in *" 0 failed"*" 0 failed"*" 0 failed"*) ;; *) status=1 ;; esac
+  return $status
+}
+
+cmd_bench() {
+  need_rust_tools
+  exec bash bench/run.sh
+}
+
+case "${1:-}" in
+  serve) cmd_serve ;;
+  test) cmd_test ;;
+  dist) cmd_dist ;;
+  bench) cmd_bench ;;
+  build) build_wasm ;;
+  *) echo "usage: ./build.sh serve | test | dist | bench | build" >&2; exit 2 ;;
+esac

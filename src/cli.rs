@@ -1,0 +1,271 @@
+//! Subcommands. Names are stable; later methods add `expand`, `evaluate`, `run`, `bbq`,
+//! `mcnemar`, `crosslingual`, `permanova` and `divergence`.
+
+use clap::{Parser, Subcommand};
+use evenhand::analysis::Settings;
+use evenhand::demo::Experiment;
+use evenhand::formats::{self, ColumnMapping, LoadError};
+use evenhand::stats::power::{self, PowerQuery};
+use evenhand::workspace::Workspace;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "evenhand",
+    version,
+    about = "Evenhand: an LLM bias lab. JSON on stdout, errors on stderr."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a record file (CSV, JSONL or JSON) and list every problem with its line.
+    Validate {
+        file: PathBuf,
+        /// Column mapping for a CSV from another tool, as JSON: {"response": "output", ...}.
+        #[arg(long)]
+        mapping: Option<String>,
+    },
+    /// Pass rates with intervals for a record file or a bundle.
+    Analyze {
+        file: PathBuf,
+        /// Fields to group by, comma separated (concern, language, community, model, ...).
+        #[arg(long, value_delimiter = ',')]
+        group_by: Option<Vec<String>>,
+        #[arg(long)]
+        tolerance: Option<f64>,
+        #[arg(long)]
+        confidence: Option<f64>,
+    },
+    /// Run the built-in demo on the simulated model and write its bundle and reports.
+    Demo {
+        #[arg(long)]
+        out: PathBuf,
+        /// An experiment JSON (as in a bundle's "experiment"); defaults to the built-in demo.
+        #[arg(long)]
+        experiment: Option<PathBuf>,
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long)]
+        samples: Option<u32>,
+    },
+    /// How many cases per community a test needs to detect a difference in rates.
+    Power {
+        #[arg(long)]
+        rate_a: f64,
+        #[arg(long)]
+        rate_b: f64,
+        #[arg(long, value_delimiter = ',', default_value = "10,20,40,80,160,320")]
+        sizes: Vec<u32>,
+        #[arg(long, default_value_t = 0.05)]
+        alpha: f64,
+        #[arg(long, default_value_t = 2000)]
+        repetitions: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// An error for the user: what went wrong, already located.
+struct Failure(String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure(e.to_string())
+    }
+}
+
+fn print_json<T: Serialize>(value: &T) -> Result<(), Failure> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure(format!("{}: cannot read: {e}", path.display())))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> Result<PathBuf, Failure> {
+    let path = dir.join(name);
+    std::fs::write(&path, text)
+        .map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
+    Ok(path)
+}
+
+fn validate(file: &Path, mapping: Option<String>) -> Result<ExitCode, Failure> {
+    let mapping: Option<ColumnMapping> = mapping
+        .map(|m| serde_json::from_str(&m))
+        .transpose()
+        .map_err(|e| {
+            Failure(format!(
+                "--mapping: expected a JSON object of field to column: {e}"
+            ))
+        })?;
+    let name = file.display().to_string();
+    match formats::load(&name, &read(file)?, mapping.as_ref()) {
+        Ok(loaded) => {
+            for p in loaded.errors.iter().chain(&loaded.warnings) {
+                eprintln!("{p}");
+            }
+            #[derive(Serialize)]
+            struct Report<'a> {
+                file: &'a str,
+                format: &'a str,
+                records: usize,
+                errors: &'a [formats::Problem],
+                warnings: &'a [formats::Problem],
+            }
+            print_json(&Report {
+                file: &name,
+                format: loaded.format,
+                records: loaded.records.len(),
+                errors: &loaded.errors,
+                warnings: &loaded.warnings,
+            })?;
+            Ok(if loaded.errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Err(LoadError::NeedsMapping(req)) => {
+            print_json(&req)?;
+            Err(Failure(format!(
+                "{name}: no column maps to {}; pass --mapping '{{\"response\": \"<column>\"}}' (columns: {})",
+                req.missing.join(", "),
+                req.headers.join(", ")
+            )))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn analyze(
+    file: &Path,
+    group_by: Option<Vec<String>>,
+    tolerance: Option<f64>,
+    confidence: Option<f64>,
+) -> Result<ExitCode, Failure> {
+    let name = file.display().to_string();
+    let bytes = read(file)?;
+    let mut ws = Workspace::demo();
+    let text = String::from_utf8_lossy(&bytes);
+    if text.contains("\"evenhand-bundle\"") {
+        let summary = ws.open_bundle(&name, &text, None)?;
+        if summary.identical == Some(false) {
+            eprintln!("{name}: the recomputed numbers differ from the ones stored in the bundle");
+        }
+    } else {
+        let summary = ws.load(&name, &bytes, None)?;
+        for p in summary.errors.iter().chain(&summary.warnings) {
+            eprintln!("{p}");
+        }
+    }
+    let mut settings: Settings = ws.settings.clone();
+    if let Some(g) = group_by {
+        settings.group_by = g;
+    }
+    settings.tolerance = tolerance.unwrap_or(settings.tolerance);
+    settings.confidence = confidence.unwrap_or(settings.confidence);
+    ws.set_settings(settings)?;
+    print_json(&ws.view()?.analysis)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn demo(
+    out: &Path,
+    experiment: Option<PathBuf>,
+    seed: Option<u64>,
+    samples: Option<u32>,
+) -> Result<ExitCode, Failure> {
+    let mut exp: Experiment = match experiment {
+        Some(path) => serde_json::from_slice(&read(&path)?)
+            .map_err(|e| Failure(format!("{}: {e}", path.display())))?,
+        None => Experiment::default(),
+    };
+    exp.seed = seed.unwrap_or(exp.seed);
+    exp.samples = samples.unwrap_or(exp.samples);
+    let mut ws = Workspace::demo();
+    ws.run(exp)?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| Failure(format!("{}: cannot create: {e}", out.display())))?;
+    let view = ws.view()?;
+    let files = vec![
+        write(out, "bundle.json", &ws.bundle()?)?,
+        write(out, "records.csv", &ws.export("csv")?)?,
+        write(out, "records.jsonl", &ws.export("jsonl")?)?,
+        write(
+            out,
+            "analysis.json",
+            &serde_json::to_string_pretty(&view.analysis)?,
+        )?,
+        write(out, "pass_rates.svg", &view.chart_svg)?,
+    ];
+    #[derive(Serialize)]
+    struct Done {
+        records: usize,
+        simulated: bool,
+        share_fragment: String,
+        files: Vec<PathBuf>,
+        analysis: evenhand::analysis::Analysis,
+    }
+    print_json(&Done {
+        records: ws.records.len(),
+        simulated: true,
+        share_fragment: ws.share_fragment()?,
+        files,
+        analysis: view.analysis,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Validate { file, mapping } => validate(&file, mapping),
+        Command::Analyze {
+            file,
+            group_by,
+            tolerance,
+            confidence,
+        } => analyze(&file, group_by, tolerance, confidence),
+        Command::Demo {
+            out,
+            experiment,
+            seed,
+            samples,
+        } => demo(&out, experiment, seed, samples),
+        Command::Power {
+            rate_a,
+            rate_b,
+            sizes,
+            alpha,
+            repetitions,
+            seed,
+        } => {
+            let q = PowerQuery {
+                rate_a,
+                rate_b,
+                sizes,
+                alpha,
+                repetitions,
+                seed,
+            };
+            power::power(&q)
+                .map_err(Failure::from)
+                .and_then(|p| print_json(&p))
+                .map(|_| ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure(message)) => {
+            eprintln!("evenhand: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The wasm facade: the only module that touches JavaScript. Each export converts serde
+//! values in and out and calls the core; errors come back as `{message, kind, detail}`
+//! objects, never as traps.
+
+use crate::analysis::Settings;
+use crate::demo::Experiment;
+use crate::formats::ColumnMapping;
+use crate::stats::power::{self, PowerQuery};
+use crate::workspace::{RowQuery, Workspace as Core};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| fail("output", &e.to_string(), &()))
+}
+
+fn from_js<T: DeserializeOwned>(what: &str, value: JsValue) -> Result<T, JsValue> {
+    // serde would also build a struct from an array, by position; the page never means that.
+    if js_sys::Array::is_array(&value) {
+        return Err(fail(
+            "input",
+            &format!("{what}: expected an object, found an array"),
+            &(),
+        ));
+    }
+    // JSON has no Infinity or NaN; serde_json would quietly turn them into null.
+    if value.as_f64().is_some_and(|x| !x.is_finite()) {
+        return Err(fail(
+            "input",
+            &format!("{what}: expected an object, found {value:?}"),
+            &(),
+        ));
+    }
+    // Through serde_json, because serde_wasm_bindgen reads only the fields a struct knows and
+    // so would let a misspelt field pass silently; serde_json also names the field at fault.
+    let json: serde_json::Value = serde_wasm_bindgen::from_value(value)
+        .map_err(|e| fail("input", &format!("{what}: {e}"), &()))?;
+    serde_json::from_value(json).map_err(|e| fail("input", &format!("{what}: {e}"), &()))
+}
+
+/// An error object for JavaScript: a readable message plus the structured detail.
+fn fail<D: Serialize + ?Sized>(kind: &str, message: &str, detail: &D) -> JsValue {
+    #[derive(Serialize)]
+    struct Failure<'a, D: Serialize + ?Sized> {
+        kind: &'a str,
+        message: &'a str,
+        detail: &'a D,
+    }
+    to_js(&Failure {
+        kind,
+        message,
+        detail,
+    })
+    .unwrap_or_else(|_| JsValue::from_str(message))
+}
+
+fn failed<E: Serialize + std::fmt::Display>(e: E) -> JsValue {
+    fail("error", &e.to_string(), &e)
+}
+
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::VERSION.to_string()
+}
+
+/// The record table's columns, for the column-mapping step and the docs.
+#[wasm_bindgen]
+pub fn record_fields() -> Result<JsValue, JsValue> {
+    to_js(&crate::record::FIELDS)
+}
+
+#[wasm_bindgen]
+pub fn default_experiment() -> Result<JsValue, JsValue> {
+    to_js(&Experiment::default())
+}
+
+#[wasm_bindgen]
+pub fn group_fields() -> Result<JsValue, JsValue> {
+    to_js(&crate::analysis::GROUP_FIELDS)
+}
+
+/// Power by simulation, with its chart: {points, chart_svg}.
+#[wasm_bindgen]
+pub fn power_curve(query: JsValue) -> Result<JsValue, JsValue> {
+    let q: PowerQuery = from_js("power query", query)?;
+    let points = power::power(&q).map_err(failed)?;
+    let caption = format!(
+        "Power to tell {:.0}% from {:.0}% biased answers (α = {})",
+        q.rate_a * 100.0,
+        q.rate_b * 100.0,
+        q.alpha
+    );
+    let chart_svg = crate::report::chart::power_curve(&points, &caption);
+    #[derive(Serialize)]
+    struct Out {
+        points: Vec<power::PowerPoint>,
+        chart_svg: String,
+    }
+    to_js(&Out { points, chart_svg })
+}
+
+/// One open analysis; the page's worker holds one.
+#[wasm_bindgen]
+pub struct Workspace(Core);
+
+#[wasm_bindgen]
+impl Workspace {
+    /// Opens on the built-in demo.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Workspace {
+        Workspace(Core::demo())
+    }
+
+    pub fn run(&mut self, experiment: JsValue) -> Result<usize, JsValue> {
+        let e: Experiment = from_js("experiment", experiment)?;
+        self.0.run(e).map_err(failed)
+    }
+
+    /// `mapping` is null, or {record field: file column}.
+    pub fn load(&mut self, name: &str, bytes: &[u8], mapping: JsValue) -> Result<JsValue, JsValue> {
+        let mapping: Option<ColumnMapping> = from_js("mapping", mapping)?;
+        to_js(&self.0.load(name, bytes, mapping.as_ref()).map_err(failed)?)
+    }
+
+    pub fn set_settings(&mut self, settings: JsValue) -> Result<(), JsValue> {
+        let s: Settings = from_js("settings", settings)?;
+        self.0.set_settings(s).map_err(failed)
+    }
+
+    pub fn settings(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.settings)
+    }
+
+    pub fn view(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.view().map_err(failed)?)
+    }
+
+    /// `query` may be null for the first page of all records.
+    pub fn rows(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let q: RowQuery = if query.is_null() || query.is_undefined() {
+            RowQuery::default()
+        } else {
+            from_js("row query", query)?
+        };
+        to_js(&self.0.rows(&q))
+    }
+
+    pub fn export(&self, format: &str) -> Result<String, JsValue> {
+        self.0.export(format).map_err(failed)
+    }
+
+    pub fn bundle(&self) -> Result<String, JsValue> {
+        self.0.bundle().map_err(failed)
+    }
+
+    /// `records_name` and `records_bytes` carry the records fetched from the bundle's URL, if any.
+    pub fn open_bundle(
+        &mut self,
+        name: &str,
+        text: &str,
+        records_name: Option<String>,
+        records_bytes: Option<Vec<u8>>,
+    ) -> Result<JsValue, JsValue> {
+        let fetched = match (&records_name, &records_bytes) {
+            (Some(n), Some(b)) => Some((n.as_str(), b.as_slice())),
+            _ => None,
+        };
+        to_js(&self.0.open_bundle(name, text, fetched).map_err(failed)?)
+    }
+
+    /// The records URL a bundle points to, when it does not carry its records.
+    pub fn bundle_records_url(text: &str) -> Option<String> {
+        crate::bundle::parse("bundle", text)
+            .ok()
+            .filter(|b| b.records.is_none())
+            .and_then(|b| b.records_url)
+    }
+
+    pub fn share_fragment(&self) -> Result<String, JsValue> {
+        self.0.share_fragment().map_err(failed)
+    }
+
+    pub fn open_share(&mut self, fragment: &str) -> Result<usize, JsValue> {
+        self.0.open_share(fragment).map_err(failed)
+    }
+
+    pub fn experiment(&self) -> Result<JsValue, JsValue> {
+        match &self.0.source {
+            crate::workspace::Source::Simulated { experiment } => to_js(experiment),
+            _ => Ok(JsValue::NULL),
+        }
+    }
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
