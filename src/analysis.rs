@@ -3,7 +3,7 @@
 
 use crate::oracle;
 use crate::record::{Record, Status};
-use crate::stats::proportion::{self, Proportion};
+use crate::stats::proportion::{Proportion, Wilson};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -207,11 +207,11 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
         }
     }
     models.sort();
-    let c = settings.confidence;
+    let wilson = Wilson::new(settings.confidence);
     let groups = groups
         .into_iter()
         .map(|(key, t)| {
-            let pass = proportion::wilson(t.passed, t.judged, c);
+            let pass = wilson.interval(t.passed, t.judged);
             Group {
                 label: if key.is_empty() {
                     "all".into()
@@ -236,7 +236,7 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
             .iter()
             .any(|r| r.provider == crate::simulate::PROVIDER),
         models,
-        overall: proportion::wilson(total.passed, total.judged, c),
+        overall: wilson.interval(total.passed, total.judged),
         groups,
     })
 }

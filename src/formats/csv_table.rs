@@ -189,8 +189,12 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         if bad {
             continue;
         }
+        // An empty cell in an extra column means "not set": rows share one header.
         for &i in &extras {
             let value = row.get(i).unwrap_or("");
+            if value.is_empty() {
+                continue;
+            }
             let value = if ours { unguard(value) } else { value };
             rec.extra.insert(headers[i].clone(), value.to_string());
         }

@@ -13,38 +13,58 @@ pub struct Proportion {
     pub confidence: f64,
 }
 
-/// Wilson score interval: centre (p + z²/2n) / (1 + z²/n), half-width
-/// z / (1 + z²/n) · sqrt(p(1−p)/n + z²/4n²). `None` when n = 0.
-pub fn wilson(successes: u64, n: u64, confidence: f64) -> Option<Proportion> {
-    if n == 0 || successes > n {
-        return None;
+/// Wilson score intervals at one confidence level (z is computed once, not per interval).
+#[derive(Debug, Clone, Copy)]
+pub struct Wilson {
+    confidence: f64,
+    z: f64,
+}
+
+impl Wilson {
+    pub fn new(confidence: f64) -> Wilson {
+        Wilson {
+            confidence,
+            z: super::normal::quantile(0.5 + confidence / 2.0),
+        }
     }
-    let z = super::normal::quantile(0.5 + confidence / 2.0);
-    let nf = n as f64;
-    let p = successes as f64 / nf;
-    let z2 = z * z;
-    let denom = 1.0 + z2 / nf;
-    let centre = (p + z2 / (2.0 * nf)) / denom;
-    let half = z / denom * libm::sqrt(p * (1.0 - p) / nf + z2 / (4.0 * nf * nf));
-    // At 0 and n the bounds are exactly 0 and 1; rounding would leave 1e-16 off.
-    let low = if successes == 0 {
-        0.0
-    } else {
-        (centre - half).max(0.0)
-    };
-    let high = if successes == n {
-        1.0
-    } else {
-        (centre + half).min(1.0)
-    };
-    Some(Proportion {
-        successes,
-        n,
-        rate: p,
-        low,
-        high,
-        confidence,
-    })
+
+    /// Centre (p + z²/2n) / (1 + z²/n), half-width z / (1 + z²/n) · sqrt(p(1−p)/n + z²/4n²).
+    /// `None` when n = 0 or successes > n.
+    pub fn interval(&self, successes: u64, n: u64) -> Option<Proportion> {
+        if n == 0 || successes > n {
+            return None;
+        }
+        let (z, nf) = (self.z, n as f64);
+        let p = successes as f64 / nf;
+        let z2 = z * z;
+        let denom = 1.0 + z2 / nf;
+        let centre = (p + z2 / (2.0 * nf)) / denom;
+        let half = z / denom * libm::sqrt(p * (1.0 - p) / nf + z2 / (4.0 * nf * nf));
+        // At 0 and n the bounds are exactly 0 and 1; rounding would leave 1e-16 off.
+        let low = if successes == 0 {
+            0.0
+        } else {
+            (centre - half).max(0.0)
+        };
+        let high = if successes == n {
+            1.0
+        } else {
+            (centre + half).min(1.0)
+        };
+        Some(Proportion {
+            successes,
+            n,
+            rate: p,
+            low,
+            high,
+            confidence: self.confidence,
+        })
+    }
+}
+
+/// One Wilson interval; for many at the same level, build a [`Wilson`] once.
+pub fn wilson(successes: u64, n: u64, confidence: f64) -> Option<Proportion> {
+    Wilson::new(confidence).interval(successes, n)
 }
 
 #[cfg(test)]
