@@ -92,6 +92,10 @@ cmd_test() {
   need_npm
   need_chromium
 
+  say "lint: cargo fmt --check, cargo clippy -D warnings"
+  if ! cargo fmt --all -- --check; then echo "cargo fmt: run cargo fmt" >&2; status=1; fi
+  if ! cargo clippy --all-targets -q -- -D warnings; then status=1; fi
+
   say "layer 1/3: native cargo test"
   if ! cargo test 2>&1 | tee "$log/native.txt"; then status=1; fi
   local native; native=$(cargo_counts "$log/native.txt")

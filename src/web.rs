@@ -87,24 +87,45 @@ pub fn group_fields() -> Result<JsValue, JsValue> {
     to_js(&crate::analysis::GROUP_FIELDS)
 }
 
-/// Power by simulation, with its chart: {points, chart_svg}.
+/// Power by simulation, with its chart: {points, chart_svg}. Each size draws from its own
+/// seeded stream, so the page may ask for one size at a time (for progress and cancel) and
+/// get the same points.
 #[wasm_bindgen]
 pub fn power_curve(query: JsValue) -> Result<JsValue, JsValue> {
     let q: PowerQuery = from_js("power query", query)?;
     let points = power::power(&q).map_err(failed)?;
+    #[derive(Serialize)]
+    struct Out {
+        chart_svg: String,
+        points: Vec<power::PowerPoint>,
+    }
+    to_js(&Out {
+        chart_svg: power_svg(&q, &points),
+        points,
+    })
+}
+
+/// The chart of points computed earlier, one size at a time.
+#[wasm_bindgen]
+pub fn power_chart(query: JsValue, points: JsValue) -> Result<String, JsValue> {
+    let q: PowerQuery = from_js("power query", query)?;
+    #[derive(serde::Deserialize)]
+    struct Points(Vec<power::PowerPoint>);
+    let json: serde_json::Value = serde_wasm_bindgen::from_value(points)
+        .map_err(|e| fail("input", &format!("points: {e}"), &()))?;
+    let Points(points) =
+        serde_json::from_value(json).map_err(|e| fail("input", &format!("points: {e}"), &()))?;
+    Ok(power_svg(&q, &points))
+}
+
+fn power_svg(q: &PowerQuery, points: &[power::PowerPoint]) -> String {
     let caption = format!(
         "Power to tell {:.0}% from {:.0}% biased answers (α = {})",
         q.rate_a * 100.0,
         q.rate_b * 100.0,
         q.alpha
     );
-    let chart_svg = crate::report::chart::power_curve(&points, &caption);
-    #[derive(Serialize)]
-    struct Out {
-        points: Vec<power::PowerPoint>,
-        chart_svg: String,
-    }
-    to_js(&Out { points, chart_svg })
+    crate::report::chart::power_curve(points, &caption)
 }
 
 /// One open analysis; the page's worker holds one.

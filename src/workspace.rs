@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // one per workspace: size does not matter, clarity does
 pub enum Source {
     /// A simulated experiment (the demo, or one opened from a share link).
     Simulated {
@@ -40,8 +41,6 @@ pub struct LoadSummary {
     pub loaded: usize,
     pub errors: Vec<Problem>,
     pub warnings: Vec<Problem>,
-    /// False when no row was good, so the earlier records were kept.
-    pub replaced: bool,
 }
 
 /// The analysis and its chart, ready to show.
@@ -145,14 +144,15 @@ impl Workspace {
             loaded: loaded.records.len(),
             errors: loaded.errors,
             warnings: loaded.warnings,
-            replaced: true,
         };
         self.records = loaded.records;
         self.source = Source::File { name: name.into() };
         // A file without concerns reads better grouped by model and language.
-        if self.records.iter().all(|r| r.concern.is_empty()) {
-            self.settings.group_by = vec!["model".into(), "language".into()];
-        }
+        self.settings.group_by = if self.records.iter().all(|r| r.concern.is_empty()) {
+            vec!["model".into(), "language".into()]
+        } else {
+            Settings::default().group_by
+        };
         Ok(summary)
     }
 

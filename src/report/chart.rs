@@ -1,7 +1,7 @@
 //! Charts as SVG text. The page shows them as images (an SVG inside an <img> can run no
 //! script), and the CLI writes them next to its reports. Same input, same bytes, everywhere.
 
-use super::svg::Svg;
+use super::svg::{Pen, Svg};
 use crate::analysis::{Analysis, Verdict};
 use crate::stats::power::PowerPoint;
 
@@ -12,6 +12,31 @@ pub const GREY: &str = "#9e9e9e";
 const INK: &str = "#222";
 const GRID: &str = "#e0e0e0";
 const BLUE: &str = "#1565c0";
+const GRID_PEN: Pen = Pen {
+    colour: GRID,
+    width: 1.0,
+    dash: None,
+};
+const AXIS_PEN: Pen = Pen {
+    colour: INK,
+    width: 1.0,
+    dash: None,
+};
+const WHISKER_PEN: Pen = Pen {
+    colour: INK,
+    width: 2.0,
+    dash: None,
+};
+const TOLERANCE_PEN: Pen = Pen {
+    colour: BLUE,
+    width: 2.0,
+    dash: Some("6 4"),
+};
+const GUIDE_PEN: Pen = Pen {
+    colour: GREY,
+    width: 1.0,
+    dash: Some("6 4"),
+};
 
 fn colour(v: Verdict) -> &'static str {
     match v {
@@ -40,7 +65,7 @@ impl Frame {
         for step in 0..=5 {
             let rate = f64::from(step) * 0.2;
             let y = self.y(rate);
-            svg.line(self.left, y, self.left + self.width, y, GRID, 1.0, None);
+            svg.line((self.left, y), (self.left + self.width, y), GRID_PEN);
             svg.text(
                 self.left - 6.0,
                 y + 4.0,
@@ -51,13 +76,9 @@ impl Frame {
             );
         }
         svg.line(
-            self.left,
-            self.top,
-            self.left,
-            self.top + self.height,
-            INK,
-            1.0,
-            None,
+            (self.left, self.top),
+            (self.left, self.top + self.height),
+            AXIS_PEN,
         );
         svg.text(
             14.0,
@@ -73,10 +94,17 @@ impl Frame {
 /// Pass rate per group as bars, with the interval as whiskers and the tolerance as a dashed line.
 pub fn pass_rates(a: &Analysis) -> String {
     let n = a.groups.len().max(1);
-    let rotate = n > 6;
+    // About 6.5 px per character at 11 px: rotate labels that would not fit under their bar.
+    let longest = a
+        .groups
+        .iter()
+        .map(|g| g.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let rotate = n > 6 || longest as f64 * 6.5 > 60.0;
     let slot = 64.0;
     let width = (96.0 + slot * n as f64).max(560.0);
-    let bottom = if rotate { 110.0 } else { 48.0 };
+    let bottom = if rotate { 84.0 } else { 48.0 };
     let height = 300.0 + bottom;
     let by = if a.settings.group_by.is_empty() {
         "all records".to_string()
@@ -120,42 +148,37 @@ pub fn pass_rates(a: &Analysis) -> String {
                 colour(g.verdict),
             );
             svg.line(
-                centre,
-                frame.y(p.low),
-                centre,
-                frame.y(p.high),
-                INK,
-                2.0,
-                None,
+                (centre, frame.y(p.low)),
+                (centre, frame.y(p.high)),
+                WHISKER_PEN,
             );
             for rate in [p.low, p.high] {
                 svg.line(
-                    centre - 6.0,
-                    frame.y(rate),
-                    centre + 6.0,
-                    frame.y(rate),
-                    INK,
-                    2.0,
-                    None,
+                    (centre - 6.0, frame.y(rate)),
+                    (centre + 6.0, frame.y(rate)),
+                    WHISKER_PEN,
                 );
             }
         }
         let base = frame.top + frame.height + 16.0;
         if rotate {
-            svg.text(centre + 4.0, base, &g.label, 11.0, "end", Some(-40.0));
+            svg.text(
+                centre + 4.0,
+                base,
+                &shorten(&g.label, 24),
+                11.0,
+                "end",
+                Some(-40.0),
+            );
         } else {
             svg.text(centre, base, &g.label, 11.0, "middle", None);
         }
     }
     let tol = frame.y(a.settings.tolerance);
     svg.line(
-        frame.left,
-        tol,
-        frame.left + frame.width,
-        tol,
-        BLUE,
-        2.0,
-        Some("6 4"),
+        (frame.left, tol),
+        (frame.left + frame.width, tol),
+        TOLERANCE_PEN,
     );
     svg.text(
         frame.left + frame.width - 4.0,
@@ -166,6 +189,16 @@ pub fn pass_rates(a: &Analysis) -> String {
         None,
     );
     svg.finish()
+}
+
+/// The label cut to `max` characters, with an ellipsis; the full text is in the table beside.
+fn shorten(label: &str, max: usize) -> String {
+    if label.chars().count() <= max {
+        return label.to_string();
+    }
+    let mut s: String = label.chars().take(max - 1).collect();
+    s.push('…');
+    s
 }
 
 /// Power against cases per community, with the conventional 80% line.
@@ -184,13 +217,9 @@ pub fn power_curve(points: &[PowerPoint], title: &str) -> String {
     let x = |size: u32| frame.left + frame.width * f64::from(size) / max;
     let eighty = frame.y(0.8);
     svg.line(
-        frame.left,
-        eighty,
-        frame.left + frame.width,
-        eighty,
-        GREY,
-        1.0,
-        Some("6 4"),
+        (frame.left, eighty),
+        (frame.left + frame.width, eighty),
+        GUIDE_PEN,
     );
     svg.text(frame.left + 4.0, eighty - 5.0, "80%", 11.0, "start", None);
     let pts: Vec<(f64, f64)> = points
@@ -198,16 +227,21 @@ pub fn power_curve(points: &[PowerPoint], title: &str) -> String {
         .map(|p| (x(p.size), frame.y(p.power)))
         .collect();
     svg.polyline(&pts, BLUE);
+    let mut last_label = f64::NEG_INFINITY;
     for (p, (px, py)) in points.iter().zip(&pts) {
         svg.circle(*px, *py, 4.0, BLUE);
-        svg.text(
-            *px,
-            frame.top + frame.height + 16.0,
-            &p.size.to_string(),
-            11.0,
-            "middle",
-            None,
-        );
+        // Sizes close together on the axis would print over each other: skip those.
+        if *px - last_label >= 28.0 {
+            svg.text(
+                *px,
+                frame.top + frame.height + 16.0,
+                &p.size.to_string(),
+                11.0,
+                "middle",
+                None,
+            );
+            last_label = *px;
+        }
     }
     svg.text(
         frame.left + frame.width / 2.0,
@@ -237,6 +271,37 @@ mod tests {
         assert_eq!(svg.matches("<rect").count(), a.groups.len() + 4);
         // The tolerance line sits at 90%: y = top + height * 0.1.
         assert!(svg.contains("tolerance 90%"));
+    }
+
+    #[test]
+    fn long_labels_turn_and_shorten_and_close_ticks_are_skipped() {
+        let recs = vec![crate::record::Record {
+            concern: "a concern with a very long name indeed".into(),
+            response: "No".into(),
+            expected: "No".into(),
+            ..Default::default()
+        }];
+        let a = analysis::analyze(
+            &recs,
+            &analysis::Settings {
+                group_by: vec!["concern".into()],
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let svg = pass_rates(&a);
+        assert!(svg.contains("rotate(-40"), "a long label should be turned");
+        assert!(svg.contains(">a concern with a very l…</text>"));
+        let points: Vec<PowerPoint> = [10, 20, 40, 320]
+            .iter()
+            .map(|&size| PowerPoint { size, power: 0.5 })
+            .collect();
+        let svg = power_curve(&points, "t");
+        assert!(
+            svg.contains(">10</text>")
+                && !svg.contains(">20</text>")
+                && svg.contains(">320</text>")
+        );
     }
 
     #[test]

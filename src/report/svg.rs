@@ -21,6 +21,15 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// How a line is drawn.
+#[derive(Debug, Clone, Copy)]
+pub struct Pen {
+    pub colour: &'static str,
+    pub width: f64,
+    /// An SVG dash pattern such as "6 4", or solid.
+    pub dash: Option<&'static str>,
+}
+
 /// An SVG document being written; numbers are rounded to 0.1 px so output is stable.
 pub struct Svg {
     body: String,
@@ -46,22 +55,15 @@ impl Svg {
         );
     }
 
-    pub fn line(
-        &mut self,
-        x1: f64,
-        y1: f64,
-        x2: f64,
-        y2: f64,
-        stroke: &str,
-        width: f64,
-        dash: Option<&str>,
-    ) {
-        let dash = dash
+    pub fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), pen: Pen) {
+        let dash = pen
+            .dash
             .map(|d| format!(r#" stroke-dasharray="{d}""#))
             .unwrap_or_default();
         let _ = writeln!(
             self.body,
-            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"{dash}/>"#
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{}" stroke-width="{}"{dash}/>"#,
+            pen.colour, pen.width
         );
     }
 

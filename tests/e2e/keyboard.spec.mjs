@@ -1,0 +1,59 @@
+// Everything works from the keyboard: the tab bar and the upload control.
+import { test, expect } from "@playwright/test";
+import { open } from "./helpers.mjs";
+
+const focusedId = (page) => page.evaluate(() => document.activeElement?.id);
+
+test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ page }) => {
+  await open(page);
+  await page.keyboard.press("Tab");
+  expect(await focusedId(page)).toBe("tab-results"); // the selected tab is the one tab stop
+  // Focus is visible.
+  expect(await page.locator("#tab-results").evaluate((t) => getComputedStyle(t).outlineStyle)).not.toBe("none");
+
+  await page.keyboard.press("ArrowRight");
+  expect(await focusedId(page)).toBe("tab-share");
+  await expect(page.locator("#tab-share")).toHaveAttribute("aria-selected", "true");
+  await expect(page.locator("#panel-share")).toBeVisible();
+  await expect(page.locator("#panel-results")).toBeHidden();
+
+  await page.keyboard.press("End");
+  expect(await focusedId(page)).toBe("tab-credits");
+  await page.keyboard.press("ArrowRight"); // wraps around
+  expect(await focusedId(page)).toBe("tab-design");
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("Home");
+  expect(await focusedId(page)).toBe("tab-design");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowRight");
+  expect(await focusedId(page)).toBe("tab-upload");
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#tab-upload")).toHaveAttribute("aria-selected", "true");
+  await expect(page.locator("#panel-upload")).toBeVisible();
+  // Only one tab is in the Tab order.
+  expect(await page.locator('[role="tab"][tabindex="0"]').count()).toBe(1);
+
+  // From the tab, Tab walks into the panel and reaches the file input.
+  let reached = false;
+  for (let i = 0; i < 8 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = (await focusedId(page)) === "upload-file";
+  }
+  expect(reached).toBe(true);
+  await expect(page.locator("#upload-file")).toHaveAccessibleName("Choose a record file");
+
+  // Shift+Tab back to the tab bar, then to Results with the arrow keys and Enter.
+  let back = false;
+  for (let i = 0; i < 8 && !back; i++) {
+    await page.keyboard.press("Shift+Tab");
+    back = (await focusedId(page)) === "tab-upload";
+  }
+  expect(back).toBe(true);
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#panel-results")).toBeVisible();
+  // Buttons in the panel work with the keyboard too: Next page.
+  await page.locator("#rec-next").focus();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#rec-range")).toHaveText(/^Records 26–50/);
+});

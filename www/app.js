@@ -1,0 +1,112 @@
+// Evenhand's page: wires the tabs to the worker that holds the wasm. The main thread never
+// imports the wasm; every computation is a call into the worker (rpc.js).
+import { $, el, errorMessage, problemList, showIn } from "./dom.js";
+import { connect } from "./rpc.js";
+import { setupTabs } from "./tabs.js";
+import { describeReproduction, openBundleUrl } from "./bundles.js";
+import { createResults } from "./views/results.js";
+import { createDesign } from "./views/design.js";
+import { createUpload } from "./views/upload.js";
+import { createShare } from "./views/share.js";
+
+// Started first, so the wasm downloads and the demo computes while the page sets up.
+const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+const call = connect(worker);
+const showTab = setupTabs(document.querySelector('[role="tablist"]'));
+
+/** A message at the top of Results: kind "ok" or "error". */
+function notice(kind, ...content) {
+  const box = $("notice");
+  box.className = `notice ${kind}`;
+  box.setAttribute("role", kind === "error" ? "alert" : "status");
+  showIn(box, content);
+}
+
+/** Opens what the address asks for: a share link (#v1.…) or a bundle (?bundle=<url>). */
+async function openFromAddress() {
+  const hash = location.hash;
+  if (hash.startsWith("#v1.")) {
+    try {
+      await call("openShare", hash.slice(1));
+      notice("ok", el("p", { text: "Opened the shared experiment from the link." }));
+    } catch (err) {
+      notice("error", el("p", { text: `This share link could not be opened: ${errorMessage(err)}` }),
+        el("p", { text: "The built-in demo is shown instead." }));
+    }
+    return;
+  }
+  const address = new URLSearchParams(location.search).get("bundle");
+  if (!address) return;
+  try {
+    const summary = await openBundleUrl(call, address);
+    notice("ok", el("p", { text: `Opened the bundle ${address}: ${summary.records} records. ${describeReproduction(summary)}` }),
+      summary.problems.length ? problemList(summary.problems) : null);
+  } catch (err) {
+    notice("error", el("p", { text: `The bundle could not be opened. ${errorMessage(err)}` }),
+      el("p", { text: "The built-in demo is shown instead." }));
+  }
+}
+
+async function boot() {
+  const info = await call("info");
+  $("version").textContent = `version ${info.version}`;
+  const results = createResults(call, info.groupFields);
+  let design;
+
+  // After the data changed: Results, and the Design form when the data is a simulation.
+  async function refresh() {
+    await results.render();
+    const experiment = await call("experiment");
+    if (experiment) design.fill(experiment);
+  }
+
+  async function run(experiment) {
+    const count = await call("run", experiment);
+    $("notice").hidden = true;
+    $("run-status").textContent = `The simulated model answered ${count} prompts.`;
+    await refresh();
+    showTab("results");
+  }
+
+  design = createDesign(call, info.defaultExperiment, run);
+  design.fill(info.defaultExperiment);
+  createUpload(call, info.fields, refresh);
+  createShare(call);
+
+  $("run-simulated").addEventListener("click", async () => {
+    const button = $("run-simulated");
+    button.disabled = true;
+    $("run-busy").hidden = false;
+    showIn($("run-error"));
+    try {
+      await run(design.read());
+    } catch (err) {
+      showIn($("run-error"), `${errorMessage(err)} (change it in the Design tab)`);
+    } finally {
+      button.disabled = false;
+      $("run-busy").hidden = true;
+    }
+  });
+
+  // A share link pasted into this tab's address bar changes only the fragment.
+  window.addEventListener("hashchange", async () => {
+    if (!location.hash.startsWith("#v1.")) return;
+    await openFromAddress();
+    await refresh();
+    showTab("results");
+  });
+
+  await openFromAddress();
+  await refresh();
+}
+
+boot().then(
+  () => {
+    document.body.dataset.readyMs = String(Math.round(performance.now()));
+    document.body.dataset.ready = "1";
+  },
+  (err) => {
+    notice("error", el("p", { text: `Evenhand could not start: ${errorMessage(err)}` }));
+    document.body.dataset.ready = "error";
+  },
+);

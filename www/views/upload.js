@@ -1,0 +1,138 @@
+// The Upload tab: record files (drop or choose), the column-mapping step, and bundles.
+import { $, el, errorMessage, plural, problemList, showIn } from "../dom.js";
+import { describeReproduction, openBundleText } from "../bundles.js";
+
+const KEPT = "Your earlier data is kept.";
+
+/** The structured load error inside a worker error, if it is one: {kind, ...}. */
+function loadDetail(err) {
+  const d = err && err.detail;
+  if (!d) return null;
+  if (d.kind === "load") return d.detail; // {kind: "needs_mapping" | "syntax" | ...}
+  return d; // {kind: "nothing_loaded", detail: {...}} and others
+}
+
+/** Builds the Upload tab. `changed()` re-renders everything after new data is in. */
+export function createUpload(call, fields, changed) {
+  const result = $("upload-result");
+  const mapping = $("mapping");
+
+  function loaded(summary) {
+    const parts = [el("p", { class: "success", role: "status", text: `Loaded ${plural(summary.loaded, "record")} from ${summary.file}.` })];
+    if (summary.errors.length) {
+      parts.push(el("div", { class: "alert", role: "alert" },
+        el("p", { text: `${plural(summary.errors.length, "row")} not loaded:` }), problemList(summary.errors)));
+    }
+    if (summary.warnings.length) {
+      parts.push(el("div", { class: "warning" },
+        el("p", { text: `${plural(summary.warnings.length, "warning")}:` }), problemList(summary.warnings)));
+    }
+    showIn(result, parts);
+  }
+
+  function failed(file, err) {
+    const d = loadDetail(err);
+    if (d && d.kind === "nothing_loaded") {
+      const { errors, warnings } = d.detail;
+      showIn(result, el("div", { class: "alert", role: "alert" },
+        el("p", { text: `No row of ${file} could be loaded. ${KEPT}` }),
+        problemList(errors), warnings.length ? problemList(warnings) : null));
+    } else {
+      showIn(result, el("div", { class: "alert", role: "alert" },
+        el("p", { text: errorMessage(err) }), el("p", { text: KEPT })));
+    }
+  }
+
+  async function load(file, bytes, map) {
+    try {
+      const summary = await call("load", file, bytes, map);
+      mapping.hidden = true;
+      mapping.replaceChildren();
+      loaded(summary);
+      await changed();
+    } catch (err) {
+      const d = loadDetail(err);
+      if (d && d.kind === "needs_mapping") {
+        showIn(result, el("p", { role: "status", text: `${file}: choose which column holds each field. ${KEPT}` }));
+        askMapping(file, bytes, d, map ? "The response column is still missing." : null);
+      } else {
+        failed(file, err);
+      }
+    }
+  }
+
+  // The mapping form: one <select> of the file's headers per record field.
+  function askMapping(file, bytes, request, note) {
+    const choose = (field) => {
+      const id = `map-${field.name}`;
+      const help = `${id}-help`;
+      return el("div", { class: "row map" },
+        el("label", { for: id, text: field.required ? `${field.name} (required)` : field.name }),
+        el("select", { id, name: field.name, "aria-describedby": help },
+          el("option", { value: "", text: "(not in this file)" }),
+          request.headers.map((h) => el("option", { value: h, text: h, selected: request.suggested[field.name] === h }))),
+        el("span", { class: "help", id: help, text: field.doc }));
+    };
+    // Required fields first, then those matched by name; the rest fold away.
+    const main = [...fields.filter((f) => f.required), ...fields.filter((f) => !f.required && request.suggested[f.name])];
+    const rest = fields.filter((f) => !main.includes(f));
+    const preview = el("div", { class: "table-wrap" }, el("table", { class: "preview" },
+      el("caption", { text: `The first rows of ${file}` }),
+      el("thead", {}, el("tr", {}, request.headers.map((h) => el("th", { scope: "col", text: h })))),
+      el("tbody", {}, request.preview.map((row) => el("tr", {}, row.map((cell) => el("td", { text: cell })))))));
+    const form = el("form", { id: "mapping-form", novalidate: "" },
+      el("h3", { text: `Map the columns of ${file}` }),
+      el("p", { text: `No column could be matched to: ${request.missing.join(", ")}.` }),
+      note ? el("p", { class: "alert", role: "alert", text: note }) : null,
+      main.map(choose),
+      el("details", {}, el("summary", { text: "Other fields (optional)" }), rest.map(choose)),
+      preview,
+      el("button", { type: "submit", class: "primary", text: "Load with this mapping" }));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const map = {};
+      for (const select of form.querySelectorAll("select")) if (select.value) map[select.name] = select.value;
+      load(file, bytes, map);
+    });
+    mapping.replaceChildren(form);
+    mapping.hidden = false;
+  }
+
+  async function pick(file) {
+    if (!file) return;
+    showIn(result, el("p", { role: "status", text: `Reading ${file.name}…` }));
+    load(file.name, await file.arrayBuffer(), null);
+  }
+
+  $("upload-file").addEventListener("change", (event) => {
+    pick(event.target.files[0]);
+    event.target.value = ""; // choosing the same file again must load it again
+  });
+
+  const zone = $("dropzone");
+  zone.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("over");
+    pick(event.dataTransfer.files[0]);
+  });
+
+  $("bundle-file").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    const box = $("bundle-result");
+    try {
+      const summary = await openBundleText(call, file.name, await file.text());
+      showIn(box, el("p", { role: "status", class: "success", text: `Opened the bundle ${file.name}: ${summary.records} records. ${describeReproduction(summary)}` }),
+        summary.problems.length ? problemList(summary.problems) : null);
+      await changed();
+    } catch (err) {
+      showIn(box, el("div", { class: "alert", role: "alert" }, el("p", { text: errorMessage(err) }), el("p", { text: KEPT })));
+    }
+  });
+}

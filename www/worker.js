@@ -1,0 +1,58 @@
+// The module worker that holds the wasm and the one open Workspace. All computation happens
+// here so the page stays responsive; the main thread talks to it through rpc.js.
+import init, { Workspace, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
+
+let ws;
+const ready = init().then(
+  () => {
+    ws = new Workspace(); // opens on the built-in demo
+  },
+  (error) => {
+    throw new Error(`the analysis engine (wasm) could not be loaded: ${error.message ?? error}`);
+  },
+);
+
+// Byte arrays arrive as ArrayBuffers or typed arrays; the wasm wants a Uint8Array.
+const bytes = (b) => (b instanceof Uint8Array ? b : new Uint8Array(b));
+
+const ops = {
+  info: () => ({
+    version: version(),
+    fields: record_fields(),
+    groupFields: group_fields(),
+    defaultExperiment: default_experiment(),
+  }),
+  view: () => ws.view(),
+  rows: (query) => ws.rows(query),
+  run: (experiment) => ws.run(experiment),
+  load: (name, data, mapping) => ws.load(name, bytes(data), mapping ?? null),
+  settings: () => ws.settings(),
+  setSettings: (settings) => ws.set_settings(settings),
+  export: (format) => ws.export(format),
+  bundle: () => ws.bundle(),
+  openBundle: (name, text, recordsName, recordsData) =>
+    ws.open_bundle(name, text, recordsName ?? undefined, recordsData ? bytes(recordsData) : undefined),
+  bundleRecordsUrl: (text) => Workspace.bundle_records_url(text) ?? null,
+  shareFragment: () => ws.share_fragment(),
+  openShare: (fragment) => ws.open_share(fragment),
+  experiment: () => ws.experiment(),
+  powerCurve: (query) => power_curve(query),
+  powerChart: (query, points) => power_chart(query, points),
+};
+
+// Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS
+// exception, a panic) is turned into the same shape so it survives postMessage.
+function plain(error) {
+  if (error && typeof error === "object" && "message" in error && !(error instanceof Error)) return error;
+  return { kind: "internal", message: String(error && error.message ? error.message : error), detail: null };
+}
+
+self.addEventListener("message", async ({ data: { id, op, args } }) => {
+  try {
+    await ready;
+    if (!Object.hasOwn(ops, op)) throw new Error(`unknown operation ${op}`);
+    self.postMessage({ id, ok: true, value: ops[op](...(args ?? [])) });
+  } catch (error) {
+    self.postMessage({ id, ok: false, error: plain(error) });
+  }
+});
