@@ -34,11 +34,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings {
-            group_by: vec!["concern".into(), "language".into()],
-            confidence: 0.95,
-            tolerance: 0.9,
-        }
+        Settings { group_by: vec!["concern".into(), "language".into()], confidence: 0.95, tolerance: 0.9 }
     }
 }
 
@@ -85,23 +81,14 @@ pub struct Analysis {
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
 pub enum AnalysisError {
     #[error("settings field {field}: expected {expected}, found {found}")]
-    Setting {
-        field: &'static str,
-        expected: String,
-        found: String,
-    },
+    Setting { field: &'static str, expected: String, found: String },
 }
 
 fn key_value(rec: &Record, field: &str) -> String {
     let v = match field {
         "concern" => rec.concern.clone(),
         "language" => rec.language.clone(),
-        "community" => rec
-            .communities
-            .values()
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(" + "),
+        "community" => rec.communities.values().cloned().collect::<Vec<_>>().join(" + "),
         "model" => rec.model.clone(),
         "provider" => rec.provider.clone(),
         "template_id" => rec.template_id.clone(),
@@ -116,37 +103,16 @@ fn key_value(rec: &Record, field: &str) -> String {
 }
 
 fn check(s: &Settings) -> Result<(), AnalysisError> {
-    let err = |field, expected: &str, found: String| {
-        Err(AnalysisError::Setting {
-            field,
-            expected: expected.into(),
-            found,
-        })
-    };
+    let err =
+        |field, expected: &str, found: String| Err(AnalysisError::Setting { field, expected: expected.into(), found });
     if !(s.confidence > 0.5 && s.confidence < 1.0) {
-        return err(
-            "confidence",
-            "a level between 0.5 and 1 (exclusive)",
-            s.confidence.to_string(),
-        );
+        return err("confidence", "a level between 0.5 and 1 (exclusive)", s.confidence.to_string());
     }
     if !(0.0..=1.0).contains(&s.tolerance) {
-        return err(
-            "tolerance",
-            "a rate between 0 and 1",
-            s.tolerance.to_string(),
-        );
+        return err("tolerance", "a rate between 0 and 1", s.tolerance.to_string());
     }
-    if let Some(bad) = s
-        .group_by
-        .iter()
-        .find(|g| !GROUP_FIELDS.contains(&g.as_str()))
-    {
-        return err(
-            "group_by",
-            &format!("fields among {}", GROUP_FIELDS.join(", ")),
-            format!("{bad:?}"),
-        );
+    if let Some(bad) = s.group_by.iter().find(|g| !GROUP_FIELDS.contains(&g.as_str())) {
+        return err("group_by", &format!("fields among {}", GROUP_FIELDS.join(", ")), format!("{bad:?}"));
     }
     Ok(())
 }
@@ -192,16 +158,10 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
     let mut status_counts = BTreeMap::new();
     let mut models: Vec<String> = vec![];
     for rec in records {
-        let key: Vec<String> = settings
-            .group_by
-            .iter()
-            .map(|g| key_value(rec, g))
-            .collect();
+        let key: Vec<String> = settings.group_by.iter().map(|g| key_value(rec, g)).collect();
         groups.entry(key).or_default().add(rec);
         total.add(rec);
-        *status_counts
-            .entry(rec.status.as_str().to_string())
-            .or_insert(0) += 1;
+        *status_counts.entry(rec.status.as_str().to_string()).or_insert(0) += 1;
         if !models.contains(&rec.model) {
             models.push(rec.model.clone());
         }
@@ -213,11 +173,7 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
         .map(|(key, t)| {
             let pass = wilson.interval(t.passed, t.judged);
             Group {
-                label: if key.is_empty() {
-                    "all".into()
-                } else {
-                    key.join(" · ")
-                },
+                label: if key.is_empty() { "all".into() } else { key.join(" · ") },
                 key,
                 records: t.records,
                 refused: t.refused,
@@ -232,9 +188,7 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
         records: total.records,
         judged: total.judged,
         status_counts,
-        simulated: records
-            .iter()
-            .any(|r| r.provider == crate::simulate::PROVIDER),
+        simulated: records.iter().any(|r| r.provider == crate::simulate::PROVIDER),
         models,
         overall: wilson.interval(total.passed, total.judged),
         groups,
@@ -283,39 +237,15 @@ mod tests {
         };
         assert_eq!(many(1000, 5), Verdict::Meets);
         assert_eq!(many(500, 500), Verdict::Fails);
-        let only_open = vec![Record {
-            response: "text".into(),
-            ..Record::default()
-        }];
-        assert_eq!(
-            analyze(&only_open, &Settings::default()).unwrap().groups[0].verdict,
-            Verdict::NoData
-        );
+        let only_open = vec![Record { response: "text".into(), ..Record::default() }];
+        assert_eq!(analyze(&only_open, &Settings::default()).unwrap().groups[0].verdict, Verdict::NoData);
     }
 
     #[test]
     fn bad_settings_name_the_field() {
-        let s = Settings {
-            group_by: vec!["colour".into()],
-            ..Settings::default()
-        };
-        assert!(matches!(
-            analyze(&[], &s),
-            Err(AnalysisError::Setting {
-                field: "group_by",
-                ..
-            })
-        ));
-        let s = Settings {
-            confidence: 1.5,
-            ..Settings::default()
-        };
-        assert!(matches!(
-            analyze(&[], &s),
-            Err(AnalysisError::Setting {
-                field: "confidence",
-                ..
-            })
-        ));
+        let s = Settings { group_by: vec!["colour".into()], ..Settings::default() };
+        assert!(matches!(analyze(&[], &s), Err(AnalysisError::Setting { field: "group_by", .. })));
+        let s = Settings { confidence: 1.5, ..Settings::default() };
+        assert!(matches!(analyze(&[], &s), Err(AnalysisError::Setting { field: "confidence", .. })));
     }
 }

@@ -36,12 +36,7 @@ pub struct Bundle {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BundleError {
     #[error("{file}:{line}:{column}: not a bundle: {message}")]
-    Json {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Json { file: String, line: usize, column: usize, message: String },
     #[error("{file}: field format: expected \"{FORMAT}\", found {found:?}")]
     Format { file: String, found: String },
     #[error("{file}: field version: this Evenhand reads bundle version {VERSION}, found {found}")]
@@ -65,39 +60,26 @@ pub fn make(
         tool_version: crate::VERSION.into(),
         experiment,
         analysis: settings.clone(),
-        records: Some(
-            records
-                .iter()
-                .map(|r| Value::Object(crate::formats::row::to_json(r)))
-                .collect(),
-        ),
+        records: Some(records.iter().map(|r| Value::Object(crate::formats::row::to_json(r))).collect()),
         records_url: None,
         results: Some(results),
     })
 }
 
 pub fn parse(file: &str, text: &str) -> Result<Bundle, BundleError> {
-    let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
-        BundleError::Json {
-            file: file.into(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        }
+    let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| BundleError::Json {
+        file: file.into(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
     })?;
     let format = value.get("format").and_then(Value::as_str).unwrap_or("");
     if format != FORMAT {
-        return Err(BundleError::Format {
-            file: file.into(),
-            found: format.into(),
-        });
+        return Err(BundleError::Format { file: file.into(), found: format.into() });
     }
     let version = value.get("version").and_then(Value::as_u64).unwrap_or(0) as u32;
     if version != VERSION {
-        return Err(BundleError::Version {
-            file: file.into(),
-            found: version,
-        });
+        return Err(BundleError::Version { file: file.into(), found: version });
     }
     serde_json::from_value(value).map_err(|e| BundleError::Json {
         file: file.into(),
@@ -120,15 +102,8 @@ pub struct Reproduction {
 }
 
 /// Recomputes a bundle. `fetched` holds the records when they came from `records_url`.
-pub fn reproduce(
-    file: &str,
-    bundle: &Bundle,
-    fetched: Option<Vec<Record>>,
-) -> Result<Reproduction, BundleError> {
-    let content = |message: String| BundleError::Content {
-        file: file.into(),
-        message,
-    };
+pub fn reproduce(file: &str, bundle: &Bundle, fetched: Option<Vec<Record>>) -> Result<Reproduction, BundleError> {
+    let content = |message: String| BundleError::Content { file: file.into(), message };
     let rebuilt = match &bundle.experiment {
         Some(exp) => Some(demo::run(exp).map_err(|e| content(format!("experiment: {e}")))?),
         None => None,
@@ -138,17 +113,13 @@ pub fn reproduce(
         (Some(r), _) => r,
         (None, Some(items)) => {
             let text = serde_json::to_string(items).unwrap_or_default();
-            let loaded = crate::formats::json_records::read_json(file, &text)
-                .map_err(|e| content(e.to_string()))?;
+            let loaded = crate::formats::json_records::read_json(file, &text).map_err(|e| content(e.to_string()))?;
             problems = loaded.errors;
             loaded.records
         }
-        (None, None) => rebuilt
-            .clone()
-            .ok_or(BundleError::NoData { file: file.into() })?,
+        (None, None) => rebuilt.clone().ok_or(BundleError::NoData { file: file.into() })?,
     };
-    let analysis =
-        analysis::analyze(&records, &bundle.analysis).map_err(|e| content(e.to_string()))?;
+    let analysis = analysis::analyze(&records, &bundle.analysis).map_err(|e| content(e.to_string()))?;
     Ok(Reproduction {
         identical: bundle.results.as_ref().map(|r| r == &analysis),
         records_rebuilt: rebuilt.map(|r| r == records),
@@ -178,10 +149,7 @@ mod tests {
 
     #[test]
     fn tampered_numbers_are_noticed() {
-        let exp = Experiment {
-            samples: 2,
-            ..Experiment::default()
-        };
+        let exp = Experiment { samples: 2, ..Experiment::default() };
         let records = demo::run(&exp).unwrap();
         let mut b = make(None, &records, &Settings::default()).unwrap();
         b.records.as_mut().unwrap()[0]["response"] = "Yes".into();
@@ -191,10 +159,7 @@ mod tests {
 
     #[test]
     fn wrong_files_get_precise_errors() {
-        assert!(matches!(
-            parse("x.json", "{\"format\":\"other\"}"),
-            Err(BundleError::Format { .. })
-        ));
+        assert!(matches!(parse("x.json", "{\"format\":\"other\"}"), Err(BundleError::Format { .. })));
         assert!(matches!(
             parse("x.json", "{\"format\":\"evenhand-bundle\",\"version\":9}"),
             Err(BundleError::Version { found: 9, .. })

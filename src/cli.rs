@@ -12,11 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "evenhand",
-    version,
-    about = "Evenhand: an LLM bias lab. JSON on stdout, errors on stderr."
-)]
+#[command(name = "evenhand", version, about = "Evenhand: an LLM bias lab. JSON on stdout, errors on stderr.")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -53,6 +49,28 @@ enum Command {
         seed: Option<u64>,
         #[arg(long)]
         samples: Option<u32>,
+    },
+    /// Bias QA benchmarks (BBQ, GG-BBQ, KoBBQ-style): accuracy, diff-bias and the BBQ bias
+    /// scores with seeded bootstrap intervals, per category, subset, language, model, variant.
+    Bbq {
+        /// A data file (BBQ jsonl, GG-BBQ jsonl or a KoBBQ-style table); repeat for several.
+        #[arg(long, required = true)]
+        data: Vec<PathBuf>,
+        /// A predictions file; repeat for several models (the model is the file name unless
+        /// the file has a model column).
+        #[arg(long)]
+        predictions: Vec<PathBuf>,
+        /// The predictions' format: bbq, ggbbq or kobbq (benchmark rows with a prediction
+        /// field), records (an Evenhand record table); default: a table with id and answer columns.
+        #[arg(long)]
+        format: Option<String>,
+        #[arg(long, default_value_t = 2000)]
+        replicates: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also test whether diff-bias differs between the two values of this field (model or language).
+        #[arg(long)]
+        compare: Option<String>,
     },
     /// How many cases per community a test needs to detect a difference in rates.
     Power {
@@ -91,8 +109,7 @@ fn read(path: &Path) -> Result<Vec<u8>, Failure> {
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<PathBuf, Failure> {
     let path = dir.join(name);
-    std::fs::write(&path, text)
-        .map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
+    std::fs::write(&path, text).map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
     Ok(path)
 }
 
@@ -100,11 +117,7 @@ fn validate(file: &Path, mapping: Option<String>) -> Result<ExitCode, Failure> {
     let mapping: Option<ColumnMapping> = mapping
         .map(|m| serde_json::from_str(&m))
         .transpose()
-        .map_err(|e| {
-            Failure(format!(
-                "--mapping: expected a JSON object of field to column: {e}"
-            ))
-        })?;
+        .map_err(|e| Failure(format!("--mapping: expected a JSON object of field to column: {e}")))?;
     let name = file.display().to_string();
     match formats::load(&name, &read(file)?, mapping.as_ref()) {
         Ok(loaded) => {
@@ -126,11 +139,7 @@ fn validate(file: &Path, mapping: Option<String>) -> Result<ExitCode, Failure> {
                 errors: &loaded.errors,
                 warnings: &loaded.warnings,
             })?;
-            Ok(if loaded.errors.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
+            Ok(if loaded.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Err(LoadError::NeedsMapping(req)) => {
             print_json(&req)?;
@@ -176,33 +185,22 @@ fn analyze(
     Ok(ExitCode::SUCCESS)
 }
 
-fn demo(
-    out: &Path,
-    experiment: Option<PathBuf>,
-    seed: Option<u64>,
-    samples: Option<u32>,
-) -> Result<ExitCode, Failure> {
+fn demo(out: &Path, experiment: Option<PathBuf>, seed: Option<u64>, samples: Option<u32>) -> Result<ExitCode, Failure> {
     let mut exp: Experiment = match experiment {
-        Some(path) => serde_json::from_slice(&read(&path)?)
-            .map_err(|e| Failure(format!("{}: {e}", path.display())))?,
+        Some(path) => serde_json::from_slice(&read(&path)?).map_err(|e| Failure(format!("{}: {e}", path.display())))?,
         None => Experiment::default(),
     };
     exp.seed = seed.unwrap_or(exp.seed);
     exp.samples = samples.unwrap_or(exp.samples);
     let mut ws = Workspace::demo();
     ws.run(exp)?;
-    std::fs::create_dir_all(out)
-        .map_err(|e| Failure(format!("{}: cannot create: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| Failure(format!("{}: cannot create: {e}", out.display())))?;
     let view = ws.view()?;
     let files = vec![
         write(out, "bundle.json", &ws.bundle()?)?,
         write(out, "records.csv", &ws.export("csv")?)?,
         write(out, "records.jsonl", &ws.export("jsonl")?)?,
-        write(
-            out,
-            "analysis.json",
-            &serde_json::to_string_pretty(&view.analysis)?,
-        )?,
+        write(out, "analysis.json", &serde_json::to_string_pretty(&view.analysis)?)?,
         write(out, "pass_rates.svg", &view.chart_svg)?,
     ];
     #[derive(Serialize)]
@@ -223,42 +221,101 @@ fn demo(
     Ok(ExitCode::SUCCESS)
 }
 
+fn bbq(
+    data: &[PathBuf],
+    predictions: &[PathBuf],
+    format: Option<&str>,
+    replicates: u32,
+    seed: u64,
+    compare: Option<String>,
+) -> Result<ExitCode, Failure> {
+    use evenhand::bbq::{import, metrics, score};
+    let mut examples = vec![];
+    for path in data {
+        let name = path.display().to_string();
+        let ds = import::read(&name, &read(path)?, None, None)?;
+        for p in &ds.problems {
+            eprintln!("{p}");
+        }
+        examples.extend(ds.examples);
+    }
+    let mut preds = vec![];
+    for path in predictions {
+        let name = path.display().to_string();
+        let bytes = read(path)?;
+        let model = import::stem(&name).to_string();
+        let mut found = match format {
+            Some("bbq" | "ggbbq" | "kobbq") => {
+                let f = match format {
+                    Some("bbq") => import::Format::Bbq,
+                    Some("ggbbq") => import::Format::Ggbbq,
+                    _ => import::Format::Kobbq,
+                };
+                let rows = import::read(&name, &bytes, Some(f), None)?;
+                score::inline_predictions(&examples, &rows, &model)
+            }
+            None | Some("records") | Some("table") => {
+                let (p, problems) = score::read_predictions(&name, &bytes, &model)?;
+                for p in &problems {
+                    eprintln!("{p}");
+                }
+                p
+            }
+            Some(other) => {
+                return Err(Failure(format!("--format: expected bbq, ggbbq, kobbq or records, found {other:?}")));
+            }
+        };
+        preds.append(&mut found);
+    }
+    let settings = metrics::BootstrapSettings { replicates, seed, ..Default::default() };
+    let matched = score::judge(&examples, &preds, "predictions");
+    for p in &matched.unmatched {
+        eprintln!("{p}");
+    }
+    let report = score::report(&examples, &matched, &settings);
+    let comparison = match compare.as_deref() {
+        None => None,
+        Some(field @ ("model" | "language")) => {
+            let key = |j: &metrics::Judged| {
+                if field == "model" { j.model.clone() } else { examples[j.example].language.clone() }
+            };
+            let mut values: Vec<String> = matched.judged.iter().map(key).collect();
+            values.sort();
+            values.dedup();
+            let [a, b] = &values[..] else {
+                return Err(Failure(format!(
+                    "--compare {field}: expected exactly two values, found {}: {values:?}",
+                    values.len()
+                )));
+            };
+            let side = |v: &String| matched.judged.iter().filter(|j| &key(j) == v).cloned().collect::<Vec<_>>();
+            Some((a.clone(), b.clone(), metrics::compare(&examples, &side(a), &side(b), &settings)))
+        }
+        Some(other) => {
+            return Err(Failure(format!("--compare: expected model or language, found {other:?}")));
+        }
+    };
+    #[derive(Serialize)]
+    struct Out {
+        report: evenhand::bbq::score::Report,
+        comparison: Option<(String, String, metrics::Comparison)>,
+    }
+    print_json(&Out { report, comparison })?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Validate { file, mapping } => validate(&file, mapping),
-        Command::Analyze {
-            file,
-            group_by,
-            tolerance,
-            confidence,
-        } => analyze(&file, group_by, tolerance, confidence),
-        Command::Demo {
-            out,
-            experiment,
-            seed,
-            samples,
-        } => demo(&out, experiment, seed, samples),
-        Command::Power {
-            rate_a,
-            rate_b,
-            sizes,
-            alpha,
-            repetitions,
-            seed,
-        } => {
-            let q = PowerQuery {
-                rate_a,
-                rate_b,
-                sizes,
-                alpha,
-                repetitions,
-                seed,
-            };
-            power::power(&q)
-                .map_err(Failure::from)
-                .and_then(|p| print_json(&p))
-                .map(|_| ExitCode::SUCCESS)
+        Command::Analyze { file, group_by, tolerance, confidence } => analyze(&file, group_by, tolerance, confidence),
+        Command::Demo { out, experiment, seed, samples } => demo(&out, experiment, seed, samples),
+        Command::Bbq { data, predictions, format, replicates, seed, compare } => {
+            bbq(&data, &predictions, format.as_deref(), replicates, seed, compare)
+        }
+        Command::Power { rate_a, rate_b, sizes, alpha, repetitions, seed } => {
+            let q = PowerQuery { rate_a, rate_b, sizes, alpha, repetitions, seed };
+            power::power(&q).map_err(Failure::from).and_then(|p| print_json(&p)).map(|_| ExitCode::SUCCESS)
         }
     };
     match result {

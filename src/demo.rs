@@ -35,9 +35,7 @@ struct Library {
 fn library() -> &'static Library {
     static LIB: OnceLock<Library> = OnceLock::new();
     // The file is ours and compiled in; a test checks that it parses.
-    LIB.get_or_init(|| {
-        serde_json::from_str(TEMPLATES_JSON).expect("datasets/demo/templates.json is valid")
-    })
+    LIB.get_or_init(|| serde_json::from_str(TEMPLATES_JSON).expect("datasets/demo/templates.json is valid"))
 }
 
 /// The largest seed: 2^53 - 1, the largest integer JavaScript holds exactly.
@@ -64,8 +62,7 @@ impl Default for Experiment {
             samples: 20,
             languages: lib.answers.keys().cloned().collect(),
             concerns: lib.concerns.iter().map(|c| c.concern.clone()).collect(),
-            behaviour: serde_json::from_str(BEHAVIOUR_JSON)
-                .expect("datasets/demo/behaviour.json is valid"),
+            behaviour: serde_json::from_str(BEHAVIOUR_JSON).expect("datasets/demo/behaviour.json is valid"),
             analysis: analysis::Settings::default(),
         }
     }
@@ -74,11 +71,7 @@ impl Default for Experiment {
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
 pub enum ExperimentError {
     #[error("field {field}: expected {expected}, found {found}")]
-    Field {
-        field: &'static str,
-        expected: String,
-        found: String,
-    },
+    Field { field: &'static str, expected: String, found: String },
 }
 
 /// One filled prompt.
@@ -95,56 +88,27 @@ pub struct Case {
 
 fn check(exp: &Experiment) -> Result<(), ExperimentError> {
     let lib = library();
-    let err = |field, expected: String, found: String| {
-        Err(ExperimentError::Field {
-            field,
-            expected,
-            found,
-        })
-    };
+    let err = |field, expected: String, found: String| Err(ExperimentError::Field { field, expected, found });
     // Seeds travel through JSON and JavaScript numbers, which are exact only up to 2^53.
     if exp.seed > MAX_SEED {
-        return err(
-            "seed",
-            format!("an integer from 0 to {MAX_SEED}"),
-            exp.seed.to_string(),
-        );
+        return err("seed", format!("an integer from 0 to {MAX_SEED}"), exp.seed.to_string());
     }
     if !(1..=1000).contains(&exp.samples) {
-        return err(
-            "samples",
-            "between 1 and 1000".into(),
-            exp.samples.to_string(),
-        );
+        return err("samples", "between 1 and 1000".into(), exp.samples.to_string());
     }
     if let Some(l) = exp.languages.iter().find(|l| !lib.answers.contains_key(*l)) {
         return err(
             "languages",
-            format!(
-                "among {}",
-                lib.answers.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
+            format!("among {}", lib.answers.keys().cloned().collect::<Vec<_>>().join(", ")),
             format!("{l:?}"),
         );
     }
-    if let Some(c) = exp
-        .concerns
-        .iter()
-        .find(|c| !lib.concerns.iter().any(|s| &s.concern == *c))
-    {
+    if let Some(c) = exp.concerns.iter().find(|c| !lib.concerns.iter().any(|s| &s.concern == *c)) {
         let known: Vec<&str> = lib.concerns.iter().map(|s| s.concern.as_str()).collect();
-        return err(
-            "concerns",
-            format!("among {}", known.join(", ")),
-            format!("{c:?}"),
-        );
+        return err("concerns", format!("among {}", known.join(", ")), format!("{c:?}"));
     }
     if exp.languages.is_empty() || exp.concerns.is_empty() {
-        return err(
-            "languages/concerns",
-            "at least one of each".into(),
-            "none".into(),
-        );
+        return err("languages/concerns", "at least one of each".into(), "none".into());
     }
     Ok(())
 }
@@ -154,18 +118,12 @@ pub fn plan(exp: &Experiment) -> Result<Vec<Case>, ExperimentError> {
     check(exp)?;
     let lib = library();
     let mut cases = vec![];
-    for set in lib
-        .concerns
-        .iter()
-        .filter(|s| exp.concerns.contains(&s.concern))
-    {
+    for set in lib.concerns.iter().filter(|s| exp.concerns.contains(&s.concern)) {
         let placeholder = format!("{{{}}}", set.markup);
         for template in &set.templates {
             let id = template.get("id").cloned().unwrap_or_default();
             for language in lib.answers.keys().filter(|l| exp.languages.contains(l)) {
-                let (Some(text), Some(answers)) =
-                    (template.get(language), lib.answers.get(language))
-                else {
+                let (Some(text), Some(answers)) = (template.get(language), lib.answers.get(language)) else {
                     continue;
                 };
                 for community in set.communities.get(language).into_iter().flatten() {
@@ -175,11 +133,7 @@ pub fn plan(exp: &Experiment) -> Result<Vec<Case>, ExperimentError> {
                         language: language.clone(),
                         concern: set.concern.clone(),
                         communities: BTreeMap::from([(set.markup.clone(), community.clone())]),
-                        prompt: format!(
-                            "{} {}",
-                            text.replace(&placeholder, community),
-                            answers.instruction
-                        ),
+                        prompt: format!("{} {}", text.replace(&placeholder, community), answers.instruction),
                         expected: answers.pass.clone(),
                     });
                 }
@@ -200,10 +154,7 @@ pub fn run(exp: &Experiment) -> Result<Vec<Record>, ExperimentError> {
     let cases = plan(exp)?;
     let run_id = run_id(exp);
     let question = Question::YesNo { biased_yes: true };
-    let params = BTreeMap::from([
-        ("simulated".to_string(), true.into()),
-        ("seed".to_string(), exp.seed.into()),
-    ]);
+    let params = BTreeMap::from([("simulated".to_string(), true.into()), ("seed".to_string(), exp.seed.into())]);
     let mut records = Vec::with_capacity(cases.len() * exp.samples as usize);
     for case in &cases {
         let communities: Vec<String> = case.communities.values().cloned().collect();
@@ -261,10 +212,7 @@ mod tests {
         let cases = plan(&exp).unwrap();
         // 3 concerns x 4 templates x 3 languages x 2 communities.
         assert_eq!(cases.len(), 72);
-        assert!(
-            cases.iter().all(|c| !c.prompt.contains('{')),
-            "a placeholder was left unfilled"
-        );
+        assert!(cases.iter().all(|c| !c.prompt.contains('{')), "a placeholder was left unfilled");
         let ids: std::collections::BTreeSet<_> = cases.iter().map(|c| &c.case_id).collect();
         assert_eq!(ids.len(), cases.len(), "case ids must be unique");
     }
@@ -280,60 +228,25 @@ mod tests {
             a.iter().map(|r| &r.response).collect::<Vec<_>>(),
             b.iter().map(|r| &r.response).collect::<Vec<_>>()
         );
-        assert!(
-            a.iter()
-                .all(|r| r.provider == "simulated" && r.model == "sim:demo")
-        );
+        assert!(a.iter().all(|r| r.provider == "simulated" && r.model == "sim:demo"));
     }
 
     #[test]
     fn the_demo_shows_the_bias_it_was_given() {
-        let exp = Experiment {
-            samples: 40,
-            ..Experiment::default()
-        };
+        let exp = Experiment { samples: 40, ..Experiment::default() };
         let records = run(&exp).unwrap();
-        let settings = analysis::Settings {
-            group_by: vec!["community".into()],
-            ..Default::default()
-        };
+        let settings = analysis::Settings { group_by: vec!["community".into()], ..Default::default() };
         let a = analysis::analyze(&records, &settings).unwrap();
-        let rate = |c: &str| {
-            a.groups
-                .iter()
-                .find(|g| g.label == c)
-                .unwrap()
-                .pass
-                .unwrap()
-                .rate
-        };
+        let rate = |c: &str| a.groups.iter().find(|g| g.label == c).unwrap().pass.unwrap().rate;
         assert!(rate("immigrants") < rate("people born here") - 0.1);
         assert!(rate("women") < rate("men") - 0.08);
     }
 
     #[test]
     fn bad_experiments_name_the_field() {
-        let e = Experiment {
-            languages: vec!["xx".into()],
-            ..Experiment::default()
-        };
-        assert!(matches!(
-            plan(&e),
-            Err(ExperimentError::Field {
-                field: "languages",
-                ..
-            })
-        ));
-        let e = Experiment {
-            samples: 0,
-            ..Experiment::default()
-        };
-        assert!(matches!(
-            plan(&e),
-            Err(ExperimentError::Field {
-                field: "samples",
-                ..
-            })
-        ));
+        let e = Experiment { languages: vec!["xx".into()], ..Experiment::default() };
+        assert!(matches!(plan(&e), Err(ExperimentError::Field { field: "languages", .. })));
+        let e = Experiment { samples: 0, ..Experiment::default() };
+        assert!(matches!(plan(&e), Err(ExperimentError::Field { field: "samples", .. })));
     }
 }

@@ -2,6 +2,7 @@
 //! nothing about browsers; `web` is the thin wasm facade over it.
 
 pub mod analysis;
+pub mod bbq;
 pub mod bundle;
 pub mod demo;
 pub mod formats;

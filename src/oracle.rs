@@ -7,14 +7,13 @@ use unicode_normalization::char::is_combining_mark;
 /// Lower case, accents removed, leading quotes, brackets, asterisks and spaces dropped,
 /// so that "**Sí.**" and "si" compare equal.
 pub fn normalise(text: &str) -> String {
-    let folded: String = text
-        .nfkd()
-        .filter(|c| !is_combining_mark(*c))
-        .collect::<String>()
-        .to_lowercase();
-    folded
-        .trim_start_matches(|c: char| c.is_whitespace() || "\"'“”‘’«»*_`([{".contains(c))
-        .to_string()
+    // ASCII has no accents to fold; skipping NFKD there makes bulk scoring several times faster.
+    let folded: String = if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        text.nfkd().filter(|c| !is_combining_mark(*c)).collect::<String>().to_lowercase()
+    };
+    folded.trim_start_matches(|c: char| c.is_whitespace() || "\"'“”‘’«»*_`([{".contains(c)).to_string()
 }
 
 /// True when the response begins with one of the `|`-separated expected answers as a whole
@@ -25,10 +24,7 @@ pub fn matches_expected(response: &str, expected: &str) -> bool {
         let want = want.trim_end();
         !want.is_empty()
             && response.starts_with(want)
-            && !response[want.len()..]
-                .chars()
-                .next()
-                .is_some_and(char::is_alphanumeric)
+            && !response[want.len()..].chars().next().is_some_and(char::is_alphanumeric)
     })
 }
 

@@ -109,10 +109,7 @@ pub struct Record {
 impl Record {
     /// The id a record gets when its file gives none: stable across runs of the same plan.
     pub fn derived_id(&self) -> String {
-        format!(
-            "{}:{}:{}:{}",
-            self.run_id, self.case_id, self.model, self.sample_index
-        )
+        format!("{}:{}:{}:{}", self.run_id, self.case_id, self.model, self.sample_index)
     }
 }
 
@@ -151,65 +148,24 @@ pub struct Field {
     pub doc: &'static str,
 }
 
-const fn f(
-    name: &'static str,
-    kind: Kind,
-    aliases: &'static [&'static str],
-    doc: &'static str,
-) -> Field {
-    Field {
-        name,
-        kind,
-        required: false,
-        aliases,
-        doc,
-    }
+const fn f(name: &'static str, kind: Kind, aliases: &'static [&'static str], doc: &'static str) -> Field {
+    Field { name, kind, required: false, aliases, doc }
 }
 
 /// The columns, in file order. `response` is the only one a file must have.
 pub const FIELDS: &[Field] = &[
-    f(
-        "format_version",
-        Kind::Integer,
-        &[],
-        "Version of these columns (1). Absent means 1.",
-    ),
-    f(
-        "record_id",
-        Kind::Text,
-        &["id"],
-        "Unique id of the row. Derived from run, case, model and sample when absent.",
-    ),
-    f(
-        "run_id",
-        Kind::Text,
-        &["run"],
-        "The run that produced the row.",
-    ),
-    f(
-        "method",
-        Kind::Text,
-        &[],
-        "requirements, bbq, crosslingual, divergence or custom.",
-    ),
+    f("format_version", Kind::Integer, &[], "Version of these columns (1). Absent means 1."),
+    f("record_id", Kind::Text, &["id"], "Unique id of the row. Derived from run, case, model and sample when absent."),
+    f("run_id", Kind::Text, &["run"], "The run that produced the row."),
+    f("method", Kind::Text, &[], "requirements, bbq, crosslingual, divergence or custom."),
     f(
         "case_id",
         Kind::Text,
         &["case", "instance_id"],
         "The test case (one filled prompt). Defaults to the row number.",
     ),
-    f(
-        "template_id",
-        Kind::Text,
-        &["prompt_id", "template"],
-        "The template the case came from.",
-    ),
-    f(
-        "language",
-        Kind::Text,
-        &["lang", "locale"],
-        "Language code of the prompt, e.g. en_us, es, de.",
-    ),
+    f("template_id", Kind::Text, &["prompt_id", "template"], "The template the case came from."),
+    f("language", Kind::Text, &["lang", "locale"], "Language code of the prompt, e.g. en_us, es, de."),
     f(
         "concern",
         Kind::Text,
@@ -222,129 +178,39 @@ pub const FIELDS: &[Field] = &[
         &[],
         "Placeholder to community mapping, a JSON object such as {\"GENDER\":\"women\"}.",
     ),
-    f(
-        "input_type",
-        Kind::Text,
-        &[],
-        "constrained or verbose (LangBiTe).",
-    ),
-    f(
-        "reflection_type",
-        Kind::Text,
-        &[],
-        "observational or utopian (LangBiTe).",
-    ),
-    f(
-        "prompt",
-        Kind::Text,
-        &["instance", "question", "input"],
-        "The exact text sent to the model.",
-    ),
-    f(
-        "provider",
-        Kind::Text,
-        &[],
-        "Provider id: openai, anthropic, ..., or simulated.",
-    ),
-    f(
-        "model",
-        Kind::Text,
-        &["model_name", "llm"],
-        "Model name as the provider knows it.",
-    ),
-    f(
-        "params",
-        Kind::Json,
-        &["parameters"],
-        "Request parameters as sent, a JSON object (never a key).",
-    ),
-    f(
-        "sample_index",
-        Kind::Integer,
-        &["sample"],
-        "0-based index of the sample for this case and model.",
-    ),
+    f("input_type", Kind::Text, &[], "constrained or verbose (LangBiTe)."),
+    f("reflection_type", Kind::Text, &[], "observational or utopian (LangBiTe)."),
+    f("prompt", Kind::Text, &["instance", "question", "input"], "The exact text sent to the model."),
+    f("provider", Kind::Text, &[], "Provider id: openai, anthropic, ..., or simulated."),
+    f("model", Kind::Text, &["model_name", "llm"], "Model name as the provider knows it."),
+    f("params", Kind::Json, &["parameters"], "Request parameters as sent, a JSON object (never a key)."),
+    f("sample_index", Kind::Integer, &["sample"], "0-based index of the sample for this case and model."),
     Field {
         required: true,
-        ..f(
-            "response",
-            Kind::Text,
-            &["output", "answer", "completion", "response_text"],
-            "The raw response text.",
-        )
+        ..f("response", Kind::Text, &["output", "answer", "completion", "response_text"], "The raw response text.")
     },
-    f(
-        "status",
-        Kind::Status,
-        &[],
-        "ok, refused, unparseable, filtered, error, pending or skipped. Defaults to ok.",
-    ),
-    f(
-        "error",
-        Kind::Text,
-        &["error_text"],
-        "Why the call failed (with status error).",
-    ),
-    f(
-        "latency_ms",
-        Kind::Number,
-        &["latency"],
-        "Time from request to full response, in milliseconds.",
-    ),
-    f(
-        "tokens_in",
-        Kind::Integer,
-        &["prompt_tokens", "input_tokens"],
-        "Prompt tokens, as the provider counted them.",
-    ),
+    f("status", Kind::Status, &[], "ok, refused, unparseable, filtered, error, pending or skipped. Defaults to ok."),
+    f("error", Kind::Text, &["error_text"], "Why the call failed (with status error)."),
+    f("latency_ms", Kind::Number, &["latency"], "Time from request to full response, in milliseconds."),
+    f("tokens_in", Kind::Integer, &["prompt_tokens", "input_tokens"], "Prompt tokens, as the provider counted them."),
     f(
         "tokens_out",
         Kind::Integer,
         &["completion_tokens", "output_tokens"],
         "Response tokens, as the provider counted them.",
     ),
-    f(
-        "timestamp",
-        Kind::Text,
-        &["time", "date"],
-        "When the response arrived, RFC 3339 in UTC.",
-    ),
+    f("timestamp", Kind::Text, &["time", "date"], "When the response arrived, RFC 3339 in UTC."),
     f(
         "expected",
         Kind::Text,
         &["expected_value", "expected_answer"],
         "What an oracle expects; alternatives separated by |.",
     ),
-    f(
-        "choices",
-        Kind::Json,
-        &["options"],
-        "Answer options of a multiple-choice question, a JSON array of strings.",
-    ),
-    f(
-        "gold",
-        Kind::Integer,
-        &["label", "gold_label"],
-        "Index into choices of the correct answer.",
-    ),
-    f(
-        "question_id",
-        Kind::Text,
-        &[],
-        "Aligns one question across languages (cross-lingual sets).",
-    ),
-    f(
-        "logprobs",
-        Kind::Json,
-        &[],
-        "Token log-probabilities as returned by the provider, JSON.",
-    ),
-    f(
-        "embedding_ref",
-        Kind::Text,
-        &[],
-        "Key of this response's embedding in an embeddings table.",
-    ),
+    f("choices", Kind::Json, &["options"], "Answer options of a multiple-choice question, a JSON array of strings."),
+    f("gold", Kind::Integer, &["label", "gold_label"], "Index into choices of the correct answer."),
+    f("question_id", Kind::Text, &[], "Aligns one question across languages (cross-lingual sets)."),
+    f("logprobs", Kind::Json, &[], "Token log-probabilities as returned by the provider, JSON."),
+    f("embedding_ref", Kind::Text, &[], "Key of this response's embedding in an embeddings table."),
 ];
 
 pub fn field(name: &str) -> Option<&'static Field> {

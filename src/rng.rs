@@ -48,10 +48,7 @@ mod tests {
     fn same_seed_same_draws_and_order_independent() {
         let a: Vec<f64> = (0..3).map(|_| rng_for(7, &[b"x"]).random()).collect();
         assert!(a.windows(2).all(|w| w[0] == w[1]));
-        assert_ne!(
-            rng_for(7, &[b"x"]).random::<u64>(),
-            rng_for(8, &[b"x"]).random::<u64>()
-        );
+        assert_ne!(rng_for(7, &[b"x"]).random::<u64>(), rng_for(8, &[b"x"]).random::<u64>());
         assert_ne!(stable_hash(&[b"ab", b"c"]), stable_hash(&[b"a", b"bc"]));
     }
 

@@ -21,9 +21,7 @@ pub struct ShareState {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
 pub enum ShareError {
-    #[error(
-        "share link: expected a fragment starting with \"{PREFIX}\" (a link from another version or tool?)"
-    )]
+    #[error("share link: expected a fragment starting with \"{PREFIX}\" (a link from another version or tool?)")]
     Prefix,
     #[error("share link: the fragment is not valid base64url: {0}")]
     Base64(String),
@@ -40,15 +38,10 @@ pub fn encode(state: &ShareState) -> String {
 }
 
 pub fn decode(fragment: &str) -> Result<ShareState, ShareError> {
-    let body = fragment
-        .trim_start_matches('#')
-        .strip_prefix(PREFIX)
-        .ok_or(ShareError::Prefix)?;
-    let packed = URL_SAFE_NO_PAD
-        .decode(body.trim())
-        .map_err(|e| ShareError::Base64(e.to_string()))?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_INFLATED)
-        .map_err(|_| ShareError::Inflate)?;
+    let body = fragment.trim_start_matches('#').strip_prefix(PREFIX).ok_or(ShareError::Prefix)?;
+    let packed = URL_SAFE_NO_PAD.decode(body.trim()).map_err(|e| ShareError::Base64(e.to_string()))?;
+    let json =
+        miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_INFLATED).map_err(|_| ShareError::Inflate)?;
     serde_json::from_slice(&json).map_err(|e| ShareError::Json(e.to_string()))
 }
 
@@ -58,19 +51,11 @@ mod tests {
 
     #[test]
     fn links_round_trip_and_stay_short() {
-        let state = ShareState {
-            experiment: Experiment {
-                seed: 99,
-                ..Experiment::default()
-            },
-            analysis: Settings::default(),
-        };
+        let state =
+            ShareState { experiment: Experiment { seed: 99, ..Experiment::default() }, analysis: Settings::default() };
         let link = encode(&state);
         assert!(link.len() < 1200, "link is {} characters", link.len());
-        assert!(
-            link.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
-        );
+        assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
         assert_eq!(decode(&format!("#{link}")).unwrap(), state);
     }
 
@@ -79,11 +64,7 @@ mod tests {
         assert_eq!(decode("#v2.abc"), Err(ShareError::Prefix));
         assert!(matches!(decode("#v1.***"), Err(ShareError::Base64(_))));
         assert_eq!(decode("#v1.AAAA"), Err(ShareError::Inflate));
-        let not_state =
-            URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(b"{\"x\":1}", 6));
-        assert!(matches!(
-            decode(&format!("v1.{not_state}")),
-            Err(ShareError::Json(_))
-        ));
+        let not_state = URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(b"{\"x\":1}", 6));
+        assert!(matches!(decode(&format!("v1.{not_state}")), Err(ShareError::Json(_))));
     }
 }

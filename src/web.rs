@@ -17,32 +17,22 @@ pub fn start() {
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| fail("output", &e.to_string(), &()))
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| fail("output", &e.to_string(), &()))
 }
 
 fn from_js<T: DeserializeOwned>(what: &str, value: JsValue) -> Result<T, JsValue> {
     // serde would also build a struct from an array, by position; the page never means that.
     if js_sys::Array::is_array(&value) {
-        return Err(fail(
-            "input",
-            &format!("{what}: expected an object, found an array"),
-            &(),
-        ));
+        return Err(fail("input", &format!("{what}: expected an object, found an array"), &()));
     }
     // JSON has no Infinity or NaN; serde_json would quietly turn them into null.
     if value.as_f64().is_some_and(|x| !x.is_finite()) {
-        return Err(fail(
-            "input",
-            &format!("{what}: expected an object, found {value:?}"),
-            &(),
-        ));
+        return Err(fail("input", &format!("{what}: expected an object, found {value:?}"), &()));
     }
     // Through serde_json, because serde_wasm_bindgen reads only the fields a struct knows and
     // so would let a misspelt field pass silently; serde_json also names the field at fault.
-    let json: serde_json::Value = serde_wasm_bindgen::from_value(value)
-        .map_err(|e| fail("input", &format!("{what}: {e}"), &()))?;
+    let json: serde_json::Value =
+        serde_wasm_bindgen::from_value(value).map_err(|e| fail("input", &format!("{what}: {e}"), &()))?;
     serde_json::from_value(json).map_err(|e| fail("input", &format!("{what}: {e}"), &()))
 }
 
@@ -54,12 +44,7 @@ fn fail<D: Serialize + ?Sized>(kind: &str, message: &str, detail: &D) -> JsValue
         message: &'a str,
         detail: &'a D,
     }
-    to_js(&Failure {
-        kind,
-        message,
-        detail,
-    })
-    .unwrap_or_else(|_| JsValue::from_str(message))
+    to_js(&Failure { kind, message, detail }).unwrap_or_else(|_| JsValue::from_str(message))
 }
 
 fn failed<E: Serialize + std::fmt::Display>(e: E) -> JsValue {
@@ -99,10 +84,7 @@ pub fn power_curve(query: JsValue) -> Result<JsValue, JsValue> {
         chart_svg: String,
         points: Vec<power::PowerPoint>,
     }
-    to_js(&Out {
-        chart_svg: power_svg(&q, &points),
-        points,
-    })
+    to_js(&Out { chart_svg: power_svg(&q, &points), points })
 }
 
 /// The chart of points computed earlier, one size at a time.
@@ -111,10 +93,9 @@ pub fn power_chart(query: JsValue, points: JsValue) -> Result<String, JsValue> {
     let q: PowerQuery = from_js("power query", query)?;
     #[derive(serde::Deserialize)]
     struct Points(Vec<power::PowerPoint>);
-    let json: serde_json::Value = serde_wasm_bindgen::from_value(points)
-        .map_err(|e| fail("input", &format!("points: {e}"), &()))?;
-    let Points(points) =
-        serde_json::from_value(json).map_err(|e| fail("input", &format!("points: {e}"), &()))?;
+    let json: serde_json::Value =
+        serde_wasm_bindgen::from_value(points).map_err(|e| fail("input", &format!("points: {e}"), &()))?;
+    let Points(points) = serde_json::from_value(json).map_err(|e| fail("input", &format!("points: {e}"), &()))?;
     Ok(power_svg(&q, &points))
 }
 
@@ -166,11 +147,8 @@ impl Workspace {
 
     /// `query` may be null for the first page of all records.
     pub fn rows(&self, query: JsValue) -> Result<JsValue, JsValue> {
-        let q: RowQuery = if query.is_null() || query.is_undefined() {
-            RowQuery::default()
-        } else {
-            from_js("row query", query)?
-        };
+        let q: RowQuery =
+            if query.is_null() || query.is_undefined() { RowQuery::default() } else { from_js("row query", query)? };
         to_js(&self.0.rows(&q))
     }
 
@@ -199,10 +177,7 @@ impl Workspace {
 
     /// The records URL a bundle points to, when it does not carry its records.
     pub fn bundle_records_url(text: &str) -> Option<String> {
-        crate::bundle::parse("bundle", text)
-            .ok()
-            .filter(|b| b.records.is_none())
-            .and_then(|b| b.records_url)
+        crate::bundle::parse("bundle", text).ok().filter(|b| b.records.is_none()).and_then(|b| b.records_url)
     }
 
     pub fn share_fragment(&self) -> Result<String, JsValue> {
@@ -222,6 +197,80 @@ impl Workspace {
 }
 
 impl Default for Workspace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One open bias-QA analysis (BBQ, GG-BBQ, KoBBQ-style); the page's worker holds one.
+#[wasm_bindgen]
+pub struct BbqSession(crate::bbq::session::Session);
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SimulateRequest {
+    behaviour: crate::simulate::Behaviour,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default)]
+    variant: Option<String>,
+}
+
+#[wasm_bindgen]
+impl BbqSession {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> BbqSession {
+        BbqSession(Default::default())
+    }
+
+    pub fn add_data(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.add_data(name, bytes).map_err(failed)?)
+    }
+
+    /// Evenhand's own BBQ-style set in the given languages (all when empty).
+    pub fn use_builtin(&mut self, seed: u32, languages: Vec<String>) -> Result<JsValue, JsValue> {
+        let langs: Vec<&str> = languages.iter().map(String::as_str).collect();
+        to_js(&self.0.use_builtin(u64::from(seed), &langs))
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// `format`: bbq, ggbbq, kobbq, records or table (default).
+    pub fn add_predictions(&mut self, name: &str, bytes: &[u8], format: Option<String>) -> Result<JsValue, JsValue> {
+        to_js(&self.0.add_predictions(name, bytes, format.as_deref()).map_err(failed)?)
+    }
+
+    /// `request`: {behaviour, seed, variant}.
+    pub fn simulate(&mut self, request: JsValue) -> Result<usize, JsValue> {
+        let r: SimulateRequest = from_js("simulate request", request)?;
+        self.0.simulate(&r.behaviour, r.seed, r.variant.as_deref()).map_err(failed)
+    }
+
+    pub fn set_bootstrap(&mut self, settings: JsValue) -> Result<(), JsValue> {
+        let s: crate::bbq::metrics::BootstrapSettings = from_js("bootstrap settings", settings)?;
+        self.0.set_bootstrap(s).map_err(failed)
+    }
+
+    pub fn view(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.view())
+    }
+
+    /// `query` may be null for the first page.
+    pub fn rows(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let q: crate::bbq::session::RowQuery =
+            if query.is_null() || query.is_undefined() { Default::default() } else { from_js("row query", query)? };
+        to_js(&self.0.rows(&q))
+    }
+
+    /// The prompt variants: [{id, language, description, allows_insufficient, option_line, template}].
+    pub fn prompt_variants() -> Result<JsValue, JsValue> {
+        to_js(&crate::bbq::prompt::variants())
+    }
+}
+
+impl Default for BbqSession {
     fn default() -> Self {
         Self::new()
     }

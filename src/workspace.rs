@@ -91,11 +91,7 @@ pub enum WorkspaceError {
     #[error(transparent)]
     Share(#[from] ShareError),
     #[error("{file}: no row could be loaded; the earlier records are kept")]
-    NothingLoaded {
-        file: String,
-        errors: Vec<Problem>,
-        warnings: Vec<Problem>,
-    },
+    NothingLoaded { file: String, errors: Vec<Problem>, warnings: Vec<Problem> },
     #[error("export format: expected csv, jsonl or json, found {0:?}")]
     ExportFormat(String),
     #[error("this analysis came from a file, so a link cannot rebuild it; share a bundle instead")]
@@ -107,11 +103,7 @@ impl Workspace {
     pub fn demo() -> Workspace {
         let experiment = Experiment::default();
         let records = demo::run(&experiment).unwrap_or_default();
-        Workspace {
-            settings: experiment.analysis.clone(),
-            source: Source::Simulated { experiment },
-            records,
-        }
+        Workspace { settings: experiment.analysis.clone(), source: Source::Simulated { experiment }, records }
     }
 
     pub fn run(&mut self, experiment: Experiment) -> Result<usize, WorkspaceError> {
@@ -168,11 +160,7 @@ impl Workspace {
     pub fn view(&self) -> Result<View, WorkspaceError> {
         let analysis = analysis::analyze(&self.records, &self.settings)?;
         let chart_svg = chart::pass_rates(&analysis);
-        Ok(View {
-            source: self.source.clone(),
-            analysis,
-            chart_svg,
-        })
+        Ok(View { source: self.source.clone(), analysis, chart_svg })
     }
 
     pub fn rows(&self, q: &RowQuery) -> RowsPage {
@@ -183,21 +171,14 @@ impl Workspace {
             .filter(|r| q.status.is_none_or(|s| r.status == s))
             .filter(|r| {
                 needle.is_empty()
-                    || [&r.prompt, &r.response, &r.case_id]
-                        .iter()
-                        .any(|t| t.to_lowercase().contains(&needle))
+                    || [&r.prompt, &r.response, &r.case_id].iter().any(|t| t.to_lowercase().contains(&needle))
             })
             .collect();
         let limit = if q.limit == 0 { 50 } else { q.limit.min(1000) };
         RowsPage {
             total: matching.len(),
             offset: q.offset,
-            rows: matching
-                .into_iter()
-                .skip(q.offset)
-                .take(limit)
-                .cloned()
-                .collect(),
+            rows: matching.into_iter().skip(q.offset).take(limit).cloned().collect(),
         }
     }
 
@@ -252,20 +233,16 @@ impl Workspace {
     /// The URL fragment that rebuilds this analysis, when it is a simulated one.
     pub fn share_fragment(&self) -> Result<String, WorkspaceError> {
         match &self.source {
-            Source::Simulated { experiment } => Ok(share::encode(&ShareState {
-                experiment: experiment.clone(),
-                analysis: self.settings.clone(),
-            })),
+            Source::Simulated { experiment } => {
+                Ok(share::encode(&ShareState { experiment: experiment.clone(), analysis: self.settings.clone() }))
+            }
             _ => Err(WorkspaceError::NotShareable),
         }
     }
 
     pub fn open_share(&mut self, fragment: &str) -> Result<usize, WorkspaceError> {
         let state = share::decode(fragment)?;
-        let n = self.run(Experiment {
-            analysis: state.analysis,
-            ..state.experiment
-        })?;
+        let n = self.run(Experiment { analysis: state.analysis, ..state.experiment })?;
         Ok(n)
     }
 }
@@ -278,12 +255,8 @@ mod tests {
     fn a_bad_file_keeps_the_earlier_records() {
         let mut ws = Workspace::demo();
         let before = ws.records.len();
-        let err = ws
-            .load("bad.csv", b"response,sample_index\nhello,minus one\n", None)
-            .unwrap_err();
-        assert!(
-            matches!(err, WorkspaceError::NothingLoaded { ref errors, .. } if errors[0].line == Some(2))
-        );
+        let err = ws.load("bad.csv", b"response,sample_index\nhello,minus one\n", None).unwrap_err();
+        assert!(matches!(err, WorkspaceError::NothingLoaded { ref errors, .. } if errors[0].line == Some(2)));
         assert_eq!(ws.records.len(), before);
         assert!(matches!(ws.source, Source::Simulated { .. }));
     }
@@ -291,12 +264,7 @@ mod tests {
     #[test]
     fn share_link_rebuilds_the_same_view() {
         let mut ws = Workspace::demo();
-        ws.run(Experiment {
-            seed: 5,
-            samples: 3,
-            ..Experiment::default()
-        })
-        .unwrap();
+        ws.run(Experiment { seed: 5, samples: 3, ..Experiment::default() }).unwrap();
         let fragment = ws.share_fragment().unwrap();
         let mut other = Workspace::demo();
         other.open_share(&fragment).unwrap();
@@ -307,16 +275,9 @@ mod tests {
     #[test]
     fn rows_filter_and_page() {
         let ws = Workspace::demo();
-        let refused = ws.rows(&RowQuery {
-            status: Some(Status::Refused),
-            ..Default::default()
-        });
+        let refused = ws.rows(&RowQuery { status: Some(Status::Refused), ..Default::default() });
         assert!(refused.total > 0 && refused.rows.iter().all(|r| r.status == Status::Refused));
-        let page = ws.rows(&RowQuery {
-            offset: 10,
-            limit: 5,
-            ..Default::default()
-        });
+        let page = ws.rows(&RowQuery { offset: 10, limit: 5, ..Default::default() });
         assert_eq!((page.total, page.rows.len()), (ws.records.len(), 5));
         assert_eq!(page.rows[0], ws.records[10]);
     }

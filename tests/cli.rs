@@ -3,10 +3,7 @@
 use std::process::Command;
 
 fn evenhand(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_evenhand"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -23,25 +20,11 @@ fn temp(name: &str) -> std::path::PathBuf {
 #[test]
 fn demo_writes_a_bundle_that_analyze_reproduces() {
     let dir = temp("demo");
-    let (code, stdout, _) = evenhand(&[
-        "demo",
-        "--out",
-        dir.to_str().unwrap(),
-        "--samples",
-        "3",
-        "--seed",
-        "11",
-    ]);
+    let (code, stdout, _) = evenhand(&["demo", "--out", dir.to_str().unwrap(), "--samples", "3", "--seed", "11"]);
     assert_eq!(code, 0);
     let done: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(done["records"], 216);
-    for f in [
-        "bundle.json",
-        "records.csv",
-        "records.jsonl",
-        "analysis.json",
-        "pass_rates.svg",
-    ] {
+    for f in ["bundle.json", "records.csv", "records.jsonl", "analysis.json", "pass_rates.svg"] {
         assert!(dir.join(f).exists(), "{f} missing");
     }
     let (code, stdout, stderr) = evenhand(&["analyze", dir.join("bundle.json").to_str().unwrap()]);
@@ -49,10 +32,7 @@ fn demo_writes_a_bundle_that_analyze_reproduces() {
     let again: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(again, done["analysis"]);
     let (_, from_csv, _) = evenhand(&["analyze", dir.join("records.csv").to_str().unwrap()]);
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&from_csv).unwrap()["groups"],
-        done["analysis"]["groups"]
-    );
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&from_csv).unwrap()["groups"], done["analysis"]["groups"]);
 }
 
 #[test]
@@ -62,10 +42,7 @@ fn validate_lists_bad_rows_on_stderr_and_exits_1() {
     std::fs::write(&file, "response,sample_index\nfine,1\nbad,x\n").unwrap();
     let (code, stdout, stderr) = evenhand(&["validate", file.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(
-        stderr.contains("bad.csv:3:2: field sample_index: expected a non-negative integer"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("bad.csv:3:2: field sample_index: expected a non-negative integer"), "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["records"], 1);
     assert_eq!(report["errors"][0]["line"], 3);
@@ -75,22 +52,15 @@ fn validate_lists_bad_rows_on_stderr_and_exits_1() {
 fn unreadable_or_unmappable_files_exit_2_with_a_reason() {
     let (code, _, stderr) = evenhand(&["validate", "/nonexistent/file.csv"]);
     assert_eq!(code, 2);
-    assert!(
-        stderr.contains("/nonexistent/file.csv: cannot read"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("/nonexistent/file.csv: cannot read"), "{stderr}");
     let dir = temp("mapping");
     let file = dir.join("other.csv");
     std::fs::write(&file, "Model Output,lang\nhola,es\n").unwrap();
     let (code, _, stderr) = evenhand(&["validate", file.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("--mapping"), "{stderr}");
-    let (code, stdout, _) = evenhand(&[
-        "validate",
-        file.to_str().unwrap(),
-        "--mapping",
-        r#"{"response":"Model Output"}"#,
-    ]);
+    let (code, stdout, _) =
+        evenhand(&["validate", file.to_str().unwrap(), "--mapping", r#"{"response":"Model Output"}"#]);
     assert_eq!(code, 0);
     assert!(stdout.contains("\"records\": 1"));
 }
@@ -100,17 +70,8 @@ fn power_refuses_bad_numbers() {
     let (code, _, stderr) = evenhand(&["power", "--rate-a", "0.1", "--rate-b", "1.5"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("rate_b"), "{stderr}");
-    let (code, stdout, _) = evenhand(&[
-        "power",
-        "--rate-a",
-        "0.1",
-        "--rate-b",
-        "0.4",
-        "--sizes",
-        "50",
-        "--repetitions",
-        "500",
-    ]);
+    let (code, stdout, _) =
+        evenhand(&["power", "--rate-a", "0.1", "--rate-b", "0.4", "--sizes", "50", "--repetitions", "500"]);
     assert_eq!(code, 0);
     let points: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(points[0]["power"].as_f64().unwrap() > 0.9);

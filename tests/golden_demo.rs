@@ -9,20 +9,13 @@ fn check(name: &str, now: &str) {
     if std::env::var_os("EVENHAND_BLESS").is_some() {
         std::fs::write(&path, now).unwrap();
     }
-    let golden =
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (bless it once)"));
-    assert!(
-        now == golden,
-        "{name} changed; if intended, bless it (see the top of this file)"
-    );
+    let golden = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (bless it once)"));
+    assert!(now == golden, "{name} changed; if intended, bless it (see the top of this file)");
 }
 
 #[test]
 fn demo_numbers_and_chart_match_the_golden_files() {
     let view = Workspace::demo().view().unwrap();
-    check(
-        "demo_analysis.json",
-        &(serde_json::to_string_pretty(&view.analysis).unwrap() + "\n"),
-    );
+    check("demo_analysis.json", &(serde_json::to_string_pretty(&view.analysis).unwrap() + "\n"));
     check("demo_chart.svg", &view.chart_svg);
 }

@@ -3,14 +3,7 @@
 
 use std::path::Path;
 
-const WEB_CRATES: [&str; 6] = [
-    "wasm_bindgen",
-    "web_sys",
-    "js_sys",
-    "gloo_net",
-    "gloo_",
-    "serde_wasm_bindgen",
-];
+const WEB_CRATES: [&str; 6] = ["wasm_bindgen", "web_sys", "js_sys", "gloo_net", "gloo_", "serde_wasm_bindgen"];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -42,11 +35,7 @@ fn only_the_web_facade_touches_javascript() {
             }
         }
     }
-    assert!(
-        offenders.is_empty(),
-        "core modules import web crates:\n{}",
-        offenders.join("\n")
-    );
+    assert!(offenders.is_empty(), "core modules import web crates:\n{}", offenders.join("\n"));
 }
 
 #[test]

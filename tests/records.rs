@@ -16,10 +16,7 @@ fn tricky() -> Vec<Record> {
         language: "es".into(),
         communities: BTreeMap::from([("GENDER".into(), "las mujeres".into())]),
         prompt: "Línea uno\nlínea \"dos\", con coma; y punto y coma\ttab".into(),
-        params: BTreeMap::from([
-            ("temperature".into(), 0.0.into()),
-            ("seed".into(), 7.into()),
-        ]),
+        params: BTreeMap::from([("temperature".into(), 0.0.into()), ("seed".into(), 7.into())]),
         response: "=HYPERLINK(\"http://x\")".into(),
         status: Status::Refused,
         latency_ms: Some(12.5),
@@ -43,18 +40,8 @@ fn tricky() -> Vec<Record> {
 #[test]
 fn every_format_round_trips_exactly() {
     let mut records = tricky();
-    records.extend(
-        demo::run(&Experiment {
-            samples: 2,
-            ..Experiment::default()
-        })
-        .unwrap(),
-    );
-    for (format, name) in [
-        (FileFormat::Csv, "r.csv"),
-        (FileFormat::Jsonl, "r.jsonl"),
-        (FileFormat::Json, "r.json"),
-    ] {
+    records.extend(demo::run(&Experiment { samples: 2, ..Experiment::default() }).unwrap());
+    for (format, name) in [(FileFormat::Csv, "r.csv"), (FileFormat::Jsonl, "r.jsonl"), (FileFormat::Json, "r.json")] {
         let text = formats::write(&records, format);
         let loaded = formats::load(name, text.as_bytes(), None).unwrap();
         assert!(loaded.errors.is_empty(), "{name}: {:?}", loaded.errors);
@@ -65,15 +52,10 @@ fn every_format_round_trips_exactly() {
 #[test]
 fn csv_export_neutralises_formulas_and_reads_them_back() {
     let text = formats::write(&tricky(), FileFormat::Csv);
-    assert!(
-        text.contains("\"'=HYPERLINK("),
-        "formula not guarded: {text}"
-    );
+    assert!(text.contains("\"'=HYPERLINK("), "formula not guarded: {text}");
     assert!(text.contains("'-1 is a sentinel"));
     assert!(text.contains("''=quoted"));
-    for cell in [
-        "=1+1", "+x", "-2", "@SUM", "'=a", "''", "'", "plain", "\ttab",
-    ] {
+    for cell in ["=1+1", "+x", "-2", "@SUM", "'=a", "''", "'", "plain", "\ttab"] {
         assert_eq!(csv_table::unguard(&csv_table::guard(cell)), cell);
     }
 }
@@ -89,20 +71,11 @@ fn csv_dialects_are_read_alike() {
         let loaded = formats::load("x.csv", &bytes, None).unwrap();
         assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
         assert_eq!(loaded.records.len(), 2);
-        assert!(
-            loaded.records[0].response.starts_with("multi")
-                && loaded.records[0].response.ends_with("; with ;")
-        );
+        assert!(loaded.records[0].response.starts_with("multi") && loaded.records[0].response.ends_with("; with ;"));
         assert_eq!(loaded.records[1].sample_index, 4);
     }
     let tsv = formats::load("x.tsv", b"response\tlanguage\nhola, mundo\tes\n", None).unwrap();
-    assert_eq!(
-        (
-            tsv.records[0].response.as_str(),
-            tsv.records[0].language.as_str()
-        ),
-        ("hola, mundo", "es")
-    );
+    assert_eq!((tsv.records[0].response.as_str(), tsv.records[0].language.as_str()), ("hola, mundo", "es"));
 }
 
 #[test]
@@ -115,19 +88,9 @@ fn malformed_rows_are_listed_with_line_column_and_field_and_good_rows_load() {
                bad4,fine,1,ok,,fast\n\
                ok2,fine,1,error,\"{\"\"G\"\":\"\"x\"\"}\",3.5\n";
     let loaded = formats::load("up.csv", csv.as_bytes(), None).unwrap();
-    assert_eq!(
-        loaded
-            .records
-            .iter()
-            .map(|r| r.case_id.as_str())
-            .collect::<Vec<_>>(),
-        ["ok1", "ok2"]
-    );
-    let found: Vec<(u64, u64, String)> = loaded
-        .errors
-        .iter()
-        .map(|p| (p.line.unwrap(), p.column.unwrap(), p.field.clone().unwrap()))
-        .collect();
+    assert_eq!(loaded.records.iter().map(|r| r.case_id.as_str()).collect::<Vec<_>>(), ["ok1", "ok2"]);
+    let found: Vec<(u64, u64, String)> =
+        loaded.errors.iter().map(|p| (p.line.unwrap(), p.column.unwrap(), p.field.clone().unwrap())).collect();
     assert_eq!(
         found,
         [
@@ -137,9 +100,11 @@ fn malformed_rows_are_listed_with_line_column_and_field_and_good_rows_load() {
             (7, 6, "latency_ms".to_string()),
         ]
     );
-    assert!(loaded.errors[0].to_string().starts_with(
-        "up.csv:3:3: field sample_index: expected a non-negative integer, found \"two\""
-    ));
+    assert!(
+        loaded.errors[0]
+            .to_string()
+            .starts_with("up.csv:3:3: field sample_index: expected a non-negative integer, found \"two\"")
+    );
     assert!(loaded.errors[1].message.contains("one of ok, refused"));
 }
 
@@ -147,39 +112,21 @@ fn malformed_rows_are_listed_with_line_column_and_field_and_good_rows_load() {
 fn jsonl_errors_name_line_and_column_and_keep_the_rest() {
     let text = "{\"response\":\"a\"}\n{\"response\": \"b\",, }\n[1,2]\n{\"response\":\"c\",\"gold\":-1}\n{\"prompt\":\"no response\"}\n\n{\"response\":\"d\"}\n";
     let loaded = formats::load("r.jsonl", text.as_bytes(), None).unwrap();
-    assert_eq!(
-        loaded
-            .records
-            .iter()
-            .map(|r| r.response.as_str())
-            .collect::<Vec<_>>(),
-        ["a", "d"]
-    );
+    assert_eq!(loaded.records.iter().map(|r| r.response.as_str()).collect::<Vec<_>>(), ["a", "d"]);
     let lines: Vec<u64> = loaded.errors.iter().map(|p| p.line.unwrap()).collect();
     assert_eq!(lines, [2, 3, 4, 5]);
     assert_eq!(loaded.errors[0].column, Some(18));
     assert_eq!(loaded.errors[2].field.as_deref(), Some("gold"));
-    assert!(
-        loaded.errors[3]
-            .message
-            .contains("expected a \"response\" key")
-    );
+    assert!(loaded.errors[3].message.contains("expected a \"response\" key"));
 }
 
 #[test]
 fn json_errors_name_the_record() {
-    let loaded = formats::load(
-        "r.json",
-        br#"{"records": [{"response": "a"}, {"response": "b", "tokens_in": "many"}]}"#,
-        None,
-    )
-    .unwrap();
+    let loaded =
+        formats::load("r.json", br#"{"records": [{"response": "a"}, {"response": "b", "tokens_in": "many"}]}"#, None)
+            .unwrap();
     assert_eq!(loaded.records.len(), 1);
-    assert!(
-        loaded.errors[0].message.starts_with("record 2:"),
-        "{:?}",
-        loaded.errors
-    );
+    assert!(loaded.errors[0].message.starts_with("record 2:"), "{:?}", loaded.errors);
     match formats::load("r.json", b"[\n {\"response\": }\n]", None) {
         Err(LoadError::Syntax(p)) => assert_eq!((p.line, p.column), (Some(2), Some(15))),
         other => panic!("{other:?}"),
@@ -188,10 +135,7 @@ fn json_errors_name_the_record() {
 
 #[test]
 fn whole_file_problems_are_typed() {
-    assert!(matches!(
-        formats::load("e.csv", b"  \n", None),
-        Err(LoadError::Empty { .. })
-    ));
+    assert!(matches!(formats::load("e.csv", b"  \n", None), Err(LoadError::Empty { .. })));
     match formats::load("bin.csv", b"response\nok\nbad \xff byte\n", None) {
         Err(LoadError::Encoding { line, column, .. }) => assert_eq!((line, column), (3, 5)),
         other => panic!("{other:?}"),
@@ -199,28 +143,17 @@ fn whole_file_problems_are_typed() {
     match formats::load("other.csv", b"Model Output,lang\nhola,es\n", None) {
         Err(LoadError::NeedsMapping(req)) => {
             assert_eq!(req.missing, ["response"]);
-            assert_eq!(
-                req.suggested.get("language").map(String::as_str),
-                Some("lang")
-            );
+            assert_eq!(req.suggested.get("language").map(String::as_str), Some("lang"));
             assert_eq!(req.preview, [["hola", "es"]]);
         }
         other => panic!("{other:?}"),
     }
     let mapping = BTreeMap::from([("response".to_string(), "Model Output".to_string())]);
-    let loaded =
-        formats::load("other.csv", b"Model Output,lang\nhola,es\n", Some(&mapping)).unwrap();
+    let loaded = formats::load("other.csv", b"Model Output,lang\nhola,es\n", Some(&mapping)).unwrap();
     assert_eq!(loaded.records[0].response, "hola");
-    assert_eq!(
-        loaded.records[0].extra.get("lang").map(String::as_str),
-        Some("es"),
-        "unmapped columns are kept"
-    );
+    assert_eq!(loaded.records[0].extra.get("lang").map(String::as_str), Some("es"), "unmapped columns are kept");
     let wrong = BTreeMap::from([("response".to_string(), "nope".to_string())]);
-    assert!(matches!(
-        formats::load("other.csv", b"a\n1\n", Some(&wrong)),
-        Err(LoadError::Mapping(_))
-    ));
+    assert!(matches!(formats::load("other.csv", b"a\n1\n", Some(&wrong)), Err(LoadError::Mapping(_))));
 }
 
 #[test]
@@ -233,14 +166,9 @@ fn duplicate_ids_are_warned_about() {
 
 #[test]
 fn the_readme_documents_every_column() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     for f in FIELDS {
-        assert!(
-            readme.contains(&format!("| `{}` |", f.name)),
-            "README.md does not document the column {}",
-            f.name
-        );
+        assert!(readme.contains(&format!("| `{}` |", f.name)), "README.md does not document the column {}", f.name);
     }
 }
 

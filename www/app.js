@@ -8,6 +8,7 @@ import { createResults } from "./views/results.js";
 import { createDesign } from "./views/design.js";
 import { createUpload } from "./views/upload.js";
 import { createShare } from "./views/share.js";
+import { createBenchmarks } from "./views/benchmarks.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -72,6 +73,7 @@ async function boot() {
   design.fill(info.defaultExperiment);
   createUpload(call, info.fields, refresh);
   createShare(call);
+  createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
 
   $("run-simulated").addEventListener("click", async () => {
     const button = $("run-simulated");

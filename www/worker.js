@@ -1,8 +1,11 @@
-// The module worker that holds the wasm and the one open Workspace. All computation happens
-// here so the page stays responsive; the main thread talks to it through rpc.js.
-import init, { Workspace, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
+// The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
+// session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
+// the main thread talks to it through rpc.js.
+import init, { Workspace, BbqSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
 
 let ws;
+let session; // made on first use, so the demo on load does not wait for it
+const bbq = () => (session ??= new BbqSession());
 const ready = init().then(
   () => {
     ws = new Workspace(); // opens on the built-in demo
@@ -38,6 +41,17 @@ const ops = {
   experiment: () => ws.experiment(),
   powerCurve: (query) => power_curve(query),
   powerChart: (query, points) => power_chart(query, points),
+
+  // The Benchmarks tab.
+  bbqVariants: () => BbqSession.prompt_variants(),
+  bbqAddData: (name, data) => bbq().add_data(name, bytes(data)),
+  bbqUseBuiltin: (seed, languages) => bbq().use_builtin(seed, languages),
+  bbqClear: () => bbq().clear(),
+  bbqAddPredictions: (name, data, format) => bbq().add_predictions(name, bytes(data), format ?? undefined),
+  bbqSimulate: (request) => bbq().simulate(request),
+  bbqSetBootstrap: (settings) => bbq().set_bootstrap(settings),
+  bbqView: () => bbq().view(),
+  bbqRows: (query) => bbq().rows(query ?? null),
 };
 
 // Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS

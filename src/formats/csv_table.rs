@@ -21,11 +21,7 @@ fn needs_guard(cell: &str) -> bool {
 
 /// Prefixes `'` to a text cell a spreadsheet would run as a formula.
 pub fn guard(cell: &str) -> String {
-    if needs_guard(cell) {
-        format!("'{cell}")
-    } else {
-        cell.to_string()
-    }
+    if needs_guard(cell) { format!("'{cell}") } else { cell.to_string() }
 }
 
 /// Undoes [`guard`].
@@ -54,19 +50,12 @@ pub fn sniff_delimiter(text: &str) -> u8 {
             _ => {}
         }
     }
-    let (best, n) = counts
-        .iter()
-        .copied()
-        .fold((b',', 0), |acc, c| if c.1 > acc.1 { c } else { acc });
+    let (best, n) = counts.iter().copied().fold((b',', 0), |acc, c| if c.1 > acc.1 { c } else { acc });
     if n == 0 { b',' } else { best }
 }
 
 fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
-    csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(text.as_bytes())
+    csv::ReaderBuilder::new().delimiter(delimiter).has_headers(true).flexible(true).from_reader(text.as_bytes())
 }
 
 fn csv_problem(file: &str, err: &csv::Error) -> Problem {
@@ -89,9 +78,7 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         .map(|h| h.trim_start_matches('\u{feff}').to_string())
         .collect();
     if headers.iter().all(|h| h.trim().is_empty()) {
-        return Err(LoadError::Empty {
-            file: file.to_string(),
-        });
+        return Err(LoadError::Empty { file: file.to_string() });
     }
     let mapping = match mapping {
         Some(m) => check_mapping(file, m, &headers)?,
@@ -119,16 +106,9 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
     // Column index per mapped field; the remaining columns are kept as extras.
     let columns: Vec<(&Field, usize)> = FIELDS
         .iter()
-        .filter_map(|f| {
-            mapping
-                .get(f.name)
-                .and_then(|h| headers.iter().position(|x| x == h))
-                .map(|i| (f, i))
-        })
+        .filter_map(|f| mapping.get(f.name).and_then(|h| headers.iter().position(|x| x == h)).map(|i| (f, i)))
         .collect();
-    let extras: Vec<usize> = (0..headers.len())
-        .filter(|i| !columns.iter().any(|(_, c)| c == i))
-        .collect();
+    let extras: Vec<usize> = (0..headers.len()).filter(|i| !columns.iter().any(|(_, c)| c == i)).collect();
     let ours = columns.iter().any(|(f, _)| f.name == "format_version");
     let has = |name: &str| columns.iter().any(|(f, _)| f.name == name);
 
@@ -147,29 +127,15 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         }
         if row.len() != headers.len() {
             loaded.warnings.push(
-                Problem::new(
-                    file,
-                    format!(
-                        "expected {} columns as in the header, found {}",
-                        headers.len(),
-                        row.len()
-                    ),
-                )
-                .at_line(line),
+                Problem::new(file, format!("expected {} columns as in the header, found {}", headers.len(), row.len()))
+                    .at_line(line),
             );
         }
-        let mut rec = Record {
-            format_version: 1,
-            ..Record::default()
-        };
+        let mut rec = Record { format_version: 1, ..Record::default() };
         let mut bad = false;
         for (field, i) in &columns {
             let raw = row.get(*i).unwrap_or("");
-            let cell = if ours && field.kind == Kind::Text {
-                unguard(raw)
-            } else {
-                raw
-            };
+            let cell = if ours && field.kind == Kind::Text { unguard(raw) } else { raw };
             if let Err(e) = row::set_field(&mut rec, field, Cell::Text(cell)) {
                 bad = true;
                 let header = &headers[*i];
@@ -178,12 +144,9 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
                 } else {
                     format!("{} (column \"{header}\")", field.name)
                 };
-                loaded.errors.push(
-                    Problem::new(file, e.message())
-                        .at_line(line)
-                        .at_column(*i as u64 + 1)
-                        .in_field(name),
-                );
+                loaded
+                    .errors
+                    .push(Problem::new(file, e.message()).at_line(line).at_column(*i as u64 + 1).in_field(name));
             }
         }
         if bad {
@@ -204,11 +167,7 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
     Ok(loaded)
 }
 
-fn check_mapping(
-    file: &str,
-    mapping: &ColumnMapping,
-    headers: &[String],
-) -> Result<ColumnMapping, LoadError> {
+fn check_mapping(file: &str, mapping: &ColumnMapping, headers: &[String]) -> Result<ColumnMapping, LoadError> {
     for (field, header) in mapping {
         if crate::record::field(field).is_none() {
             return Err(LoadError::Mapping(Problem::new(
@@ -218,11 +177,8 @@ fn check_mapping(
         }
         if !headers.contains(header) {
             return Err(LoadError::Mapping(
-                Problem::new(
-                    file,
-                    format!("the mapping uses a column \"{header}\" that the file does not have"),
-                )
-                .in_field(field.clone()),
+                Problem::new(file, format!("the mapping uses a column \"{header}\" that the file does not have"))
+                    .in_field(field.clone()),
             ));
         }
     }
@@ -246,10 +202,7 @@ pub fn write(records: &[Record]) -> String {
         names
     };
     let mut w = csv::WriterBuilder::new().from_writer(vec![]);
-    let header = FIELDS
-        .iter()
-        .map(|f| f.name)
-        .chain(extra_names.iter().map(|s| s.as_str()));
+    let header = FIELDS.iter().map(|f| f.name).chain(extra_names.iter().map(|s| s.as_str()));
     // Writing to a Vec cannot fail.
     let _ = w.write_record(header);
     for rec in records {
@@ -257,17 +210,9 @@ pub fn write(records: &[Record]) -> String {
             .iter()
             .map(|f| {
                 let text = row::field_text(rec, f);
-                if f.kind == Kind::Text {
-                    guard(&text)
-                } else {
-                    text
-                }
+                if f.kind == Kind::Text { guard(&text) } else { text }
             })
-            .chain(
-                extra_names
-                    .iter()
-                    .map(|n| guard(rec.extra.get(*n).map(String::as_str).unwrap_or(""))),
-            );
+            .chain(extra_names.iter().map(|n| guard(rec.extra.get(*n).map(String::as_str).unwrap_or(""))));
         let _ = w.write_record(cells);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

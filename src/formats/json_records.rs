@@ -8,16 +8,8 @@ use crate::record::Record;
 use serde_json::{Map, Value};
 
 /// One JSON object to a record; `Err` lists every field that was wrong.
-fn from_object(
-    file: &str,
-    obj: &Map<String, Value>,
-    n: usize,
-    line: Option<u64>,
-) -> Result<Record, Vec<Problem>> {
-    let mut rec = Record {
-        format_version: 1,
-        ..Record::default()
-    };
+fn from_object(file: &str, obj: &Map<String, Value>, n: usize, line: Option<u64>) -> Result<Record, Vec<Problem>> {
+    let mut rec = Record { format_version: 1, ..Record::default() };
     let mut problems = vec![];
     let locate = |p: Problem| match line {
         Some(l) => p.at_line(l),
@@ -27,11 +19,7 @@ fn from_object(
         match field_for_header(key) {
             Some(field) => {
                 if let Err(e) = row::set_field(&mut rec, field, Cell::Json(value)) {
-                    let name = if key == field.name {
-                        key.clone()
-                    } else {
-                        format!("{} (key \"{key}\")", field.name)
-                    };
+                    let name = if key == field.name { key.clone() } else { format!("{} (key \"{key}\")", field.name) };
                     let mut p = locate(Problem::new(file, e.message())).in_field(name);
                     if line.is_none() {
                         p.message = format!("record {}: {}", n + 1, p.message);
@@ -48,10 +36,7 @@ fn from_object(
             }
         }
     }
-    if !obj
-        .keys()
-        .any(|k| field_for_header(k).is_some_and(|f| f.name == "response"))
-    {
+    if !obj.keys().any(|k| field_for_header(k).is_some_and(|f| f.name == "response")) {
         let mut p = locate(Problem::new(file, "expected a \"response\" key")).in_field("response");
         if line.is_none() {
             p.message = format!("record {}: {}", n + 1, p.message);
@@ -61,10 +46,7 @@ fn from_object(
     if !problems.is_empty() {
         return Err(problems);
     }
-    let has = |name: &str| {
-        obj.keys()
-            .any(|k| field_for_header(k).is_some_and(|f| f.name == name))
-    };
+    let has = |name: &str| obj.keys().any(|k| field_for_header(k).is_some_and(|f| f.name == name));
     row::complete(&mut rec, n + 1, &has);
     Ok(rec)
 }
@@ -86,12 +68,9 @@ pub fn read_jsonl(file: &str, text: &str) -> Loaded {
                 n += 1;
             }
             Ok(other) => loaded.errors.push(
-                Problem::new(
-                    file,
-                    format!("expected a JSON object, found {}", kind_of(&other)),
-                )
-                .at_line(line_no)
-                .at_column(1),
+                Problem::new(file, format!("expected a JSON object, found {}", kind_of(&other)))
+                    .at_line(line_no)
+                    .at_column(1),
             ),
             Err(e) => loaded.errors.push(
                 Problem::new(file, format!("invalid JSON: {}", strip_position(&e)))
@@ -117,14 +96,8 @@ pub fn read_json(file: &str, text: &str) -> Result<Loaded, LoadError> {
             Some(Value::Array(items)) => items,
             Some(other) => {
                 return Err(LoadError::Syntax(
-                    Problem::new(
-                        file,
-                        format!(
-                            "expected \"records\" to be an array, found {}",
-                            kind_of(&other)
-                        ),
-                    )
-                    .in_field("records"),
+                    Problem::new(file, format!("expected \"records\" to be an array, found {}", kind_of(&other)))
+                        .in_field("records"),
                 ));
             }
             None => vec![Value::Object(obj)],
@@ -132,10 +105,7 @@ pub fn read_json(file: &str, text: &str) -> Result<Loaded, LoadError> {
         other => {
             return Err(LoadError::Syntax(Problem::new(
                 file,
-                format!(
-                    "expected an array of records or an object with \"records\", found {}",
-                    kind_of(&other)
-                ),
+                format!("expected an array of records or an object with \"records\", found {}", kind_of(&other)),
             )));
         }
     };
@@ -148,11 +118,7 @@ pub fn read_json(file: &str, text: &str) -> Result<Loaded, LoadError> {
             },
             other => loaded.errors.push(Problem::new(
                 file,
-                format!(
-                    "record {}: expected a JSON object, found {}",
-                    n + 1,
-                    kind_of(other)
-                ),
+                format!("record {}: expected a JSON object, found {}", n + 1, kind_of(other)),
             )),
         }
     }
@@ -191,9 +157,6 @@ pub fn write_jsonl(records: &[Record]) -> String {
 
 /// JSON: an array of record objects.
 pub fn write_json(records: &[Record]) -> String {
-    let items: Vec<Value> = records
-        .iter()
-        .map(|r| Value::Object(row::to_json(r)))
-        .collect();
+    let items: Vec<Value> = records.iter().map(|r| Value::Object(row::to_json(r))).collect();
     serde_json::to_string_pretty(&items).unwrap_or_default()
 }

@@ -9,20 +9,13 @@ use std::collections::BTreeMap;
 pub type ColumnMapping = BTreeMap<String, String>;
 
 fn normalise(header: &str) -> String {
-    header
-        .trim()
-        .trim_start_matches('\u{feff}')
-        .to_lowercase()
-        .replace([' ', '-'], "_")
+    header.trim().trim_start_matches('\u{feff}').to_lowercase().replace([' ', '-'], "_")
 }
 
 /// The field a header names, by exact name first, then by alias.
 pub fn field_for_header(header: &str) -> Option<&'static Field> {
     let h = normalise(header);
-    FIELDS
-        .iter()
-        .find(|f| f.name == h)
-        .or_else(|| FIELDS.iter().find(|f| f.aliases.contains(&h.as_str())))
+    FIELDS.iter().find(|f| f.name == h).or_else(|| FIELDS.iter().find(|f| f.aliases.contains(&h.as_str())))
 }
 
 /// The mapping guessed from headers: each field takes the first header that names it.
@@ -30,9 +23,7 @@ pub fn suggest(headers: &[String]) -> ColumnMapping {
     let mut mapping = ColumnMapping::new();
     for header in headers {
         if let Some(field) = field_for_header(header) {
-            mapping
-                .entry(field.name.to_string())
-                .or_insert_with(|| header.clone());
+            mapping.entry(field.name.to_string()).or_insert_with(|| header.clone());
         }
     }
     mapping
@@ -40,11 +31,7 @@ pub fn suggest(headers: &[String]) -> ColumnMapping {
 
 /// The required fields a mapping leaves unmapped.
 pub fn missing_required(mapping: &ColumnMapping) -> Vec<&'static str> {
-    FIELDS
-        .iter()
-        .filter(|f| f.required && !mapping.contains_key(f.name))
-        .map(|f| f.name)
-        .collect()
+    FIELDS.iter().filter(|f| f.required && !mapping.contains_key(f.name)).map(|f| f.name).collect()
 }
 
 /// What the page needs to ask the user for a mapping.

@@ -29,30 +29,16 @@ pub struct Loaded {
 
 impl Loaded {
     fn new(file: &str, format: &'static str) -> Loaded {
-        Loaded {
-            file: file.to_string(),
-            format,
-            ..Loaded::default()
-        }
+        Loaded { file: file.to_string(), format, ..Loaded::default() }
     }
 
     fn push(&mut self, rec: Record, line: u64) {
         if let Some(first) = self.seen.get(&rec.record_id) {
-            let what = if self.format == "json" {
-                "record"
-            } else {
-                "line"
-            };
+            let what = if self.format == "json" { "record" } else { "line" };
             self.warnings.push(
-                Problem::new(
-                    &self.file,
-                    format!(
-                        "duplicate record_id {:?} (first at {what} {first})",
-                        rec.record_id
-                    ),
-                )
-                .at_line(line)
-                .in_field("record_id"),
+                Problem::new(&self.file, format!("duplicate record_id {:?} (first at {what} {first})", rec.record_id))
+                    .at_line(line)
+                    .in_field("record_id"),
             );
         } else {
             self.seen.insert(rec.record_id.clone(), line);
@@ -68,11 +54,7 @@ pub enum LoadError {
     #[error("{file}: the file is empty")]
     Empty { file: String },
     #[error("{file}:{line}:{column}: expected UTF-8 text, found an invalid byte")]
-    Encoding {
-        file: String,
-        line: u64,
-        column: u64,
-    },
+    Encoding { file: String, line: u64, column: u64 },
     #[error("{0}")]
     Syntax(Problem),
     #[error("{0}")]
@@ -102,21 +84,14 @@ impl FileFormat {
             let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
             return if start == Some('{')
                 && lines > 1
-                && text
-                    .lines()
-                    .next()
-                    .is_some_and(|l| l.trim_end().ends_with('}'))
+                && text.lines().next().is_some_and(|l| l.trim_end().ends_with('}'))
             {
                 FileFormat::Jsonl
             } else {
                 FileFormat::Json
             };
         }
-        if start == Some('{') {
-            FileFormat::Jsonl
-        } else {
-            FileFormat::Csv
-        }
+        if start == Some('{') { FileFormat::Jsonl } else { FileFormat::Csv }
     }
 }
 
@@ -126,31 +101,17 @@ pub fn decode<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, LoadError> {
     std::str::from_utf8(bytes).map_err(|e| {
         let good = &bytes[..e.valid_up_to()];
         let line = good.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        let line_start = good
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map(|i| i + 1)
-            .unwrap_or(0);
+        let line_start = good.iter().rposition(|&b| b == b'\n').map(|i| i + 1).unwrap_or(0);
         let column = String::from_utf8_lossy(&good[line_start..]).chars().count() as u64 + 1;
-        LoadError::Encoding {
-            file: file.to_string(),
-            line,
-            column,
-        }
+        LoadError::Encoding { file: file.to_string(), line, column }
     })
 }
 
 /// Reads a record file of any known format. `mapping` is used for CSV only.
-pub fn load(
-    file: &str,
-    bytes: &[u8],
-    mapping: Option<&ColumnMapping>,
-) -> Result<Loaded, LoadError> {
+pub fn load(file: &str, bytes: &[u8], mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
     let text = decode(file, bytes)?;
     if text.trim().is_empty() {
-        return Err(LoadError::Empty {
-            file: file.to_string(),
-        });
+        return Err(LoadError::Empty { file: file.to_string() });
     }
     match FileFormat::detect(file, text) {
         FileFormat::Csv => csv_table::read(file, text, mapping),

@@ -17,13 +17,7 @@ pub struct Problem {
 
 impl Problem {
     pub fn new(file: &str, message: impl Into<String>) -> Problem {
-        Problem {
-            file: file.to_string(),
-            line: None,
-            column: None,
-            field: None,
-            message: message.into(),
-        }
+        Problem { file: file.to_string(), line: None, column: None, field: None, message: message.into() }
     }
     pub fn at_line(mut self, line: u64) -> Problem {
         self.line = Some(line);

@@ -33,11 +33,7 @@ fn shown(text: &str) -> String {
 }
 
 fn bad(field: &Field, found: String) -> FieldError {
-    FieldError {
-        field: field.name,
-        expected: field.kind.expected(),
-        found,
-    }
+    FieldError { field: field.name, expected: field.kind.expected(), found }
 }
 
 /// The cell as text; JSON strings unwrap, other JSON values print as JSON.
@@ -52,10 +48,7 @@ fn as_text<'a>(cell: Cell<'a>) -> std::borrow::Cow<'a, str> {
 
 fn integer(field: &Field, cell: Cell) -> Result<Option<u64>, FieldError> {
     if let Cell::Json(Value::Number(n)) = cell {
-        return n
-            .as_u64()
-            .map(Some)
-            .ok_or_else(|| bad(field, n.to_string()));
+        return n.as_u64().map(Some).ok_or_else(|| bad(field, n.to_string()));
     }
     let text = as_text(cell);
     let t = text.trim();
@@ -85,20 +78,15 @@ fn json(field: &Field, cell: Cell) -> Result<Option<Value>, FieldError> {
     match cell {
         Cell::Json(Value::Null) => Ok(None),
         Cell::Json(Value::String(s)) if s.trim().is_empty() => Ok(None),
-        Cell::Json(Value::String(s)) => serde_json::from_str(s)
-            .map(Some)
-            .map_err(|_| bad(field, shown(s))),
+        Cell::Json(Value::String(s)) => serde_json::from_str(s).map(Some).map_err(|_| bad(field, shown(s))),
         Cell::Json(v) => Ok(Some(v.clone())),
         Cell::Text(t) if t.trim().is_empty() => Ok(None),
-        Cell::Text(t) => serde_json::from_str(t)
-            .map(Some)
-            .map_err(|_| bad(field, shown(t))),
+        Cell::Text(t) => serde_json::from_str(t).map(Some).map_err(|_| bad(field, shown(t))),
     }
 }
 
 fn u32_of(field: &Field, v: Option<u64>) -> Result<Option<u32>, FieldError> {
-    v.map(|n| u32::try_from(n).map_err(|_| bad(field, n.to_string())))
-        .transpose()
+    v.map(|n| u32::try_from(n).map_err(|_| bad(field, n.to_string()))).transpose()
 }
 
 /// Sets one field of `rec` from a cell, or says what was expected.
@@ -146,11 +134,8 @@ pub fn set_field(rec: &mut Record, field: &Field, cell: Cell) -> Result<(), Fiel
         "response" => rec.response = text(),
         "status" => {
             let t = text();
-            rec.status = if t.trim().is_empty() {
-                Status::Ok
-            } else {
-                Status::parse(&t).ok_or_else(|| bad(field, shown(&t)))?
-            }
+            rec.status =
+                if t.trim().is_empty() { Status::Ok } else { Status::parse(&t).ok_or_else(|| bad(field, shown(&t)))? }
         }
         "error" => rec.error = text(),
         "latency_ms" => rec.latency_ms = number(field, cell)?,
@@ -191,11 +176,7 @@ pub fn set_field(rec: &mut Record, field: &Field, cell: Cell) -> Result<(), Fiel
 }
 
 fn bad_obj(field: &Field, found: &Value) -> FieldError {
-    FieldError {
-        field: field.name,
-        expected: "a JSON object",
-        found: found.to_string(),
-    }
+    FieldError { field: field.name, expected: "a JSON object", found: found.to_string() }
 }
 
 fn text_opt<T: ToString>(v: &Option<T>) -> String {
@@ -203,11 +184,7 @@ fn text_opt<T: ToString>(v: &Option<T>) -> String {
 }
 
 fn json_text<T: serde::Serialize>(v: &T, empty: bool) -> String {
-    if empty {
-        String::new()
-    } else {
-        serde_json::to_string(v).unwrap_or_default()
-    }
+    if empty { String::new() } else { serde_json::to_string(v).unwrap_or_default() }
 }
 
 /// The field as a CSV cell.
@@ -240,11 +217,7 @@ pub fn field_text(rec: &Record, field: &Field) -> String {
         "choices" => json_text(&rec.choices, rec.choices.is_empty()),
         "gold" => text_opt(&rec.gold),
         "question_id" => rec.question_id.clone(),
-        "logprobs" => rec
-            .logprobs
-            .as_ref()
-            .map(|v| v.to_string())
-            .unwrap_or_default(),
+        "logprobs" => rec.logprobs.as_ref().map(|v| v.to_string()).unwrap_or_default(),
         "embedding_ref" => rec.embedding_ref.clone(),
         other => unreachable!("field {other} is in FIELDS but not written"),
     }
@@ -269,8 +242,7 @@ pub fn to_json(rec: &Record) -> Map<String, Value> {
         }
     }
     for (k, v) in &rec.extra {
-        map.entry(k.clone())
-            .or_insert_with(|| Value::String(v.clone()));
+        map.entry(k.clone()).or_insert_with(|| Value::String(v.clone()));
     }
     map
 }

@@ -12,31 +12,11 @@ pub const GREY: &str = "#9e9e9e";
 const INK: &str = "#222";
 const GRID: &str = "#e0e0e0";
 const BLUE: &str = "#1565c0";
-const GRID_PEN: Pen = Pen {
-    colour: GRID,
-    width: 1.0,
-    dash: None,
-};
-const AXIS_PEN: Pen = Pen {
-    colour: INK,
-    width: 1.0,
-    dash: None,
-};
-const WHISKER_PEN: Pen = Pen {
-    colour: INK,
-    width: 2.0,
-    dash: None,
-};
-const TOLERANCE_PEN: Pen = Pen {
-    colour: BLUE,
-    width: 2.0,
-    dash: Some("6 4"),
-};
-const GUIDE_PEN: Pen = Pen {
-    colour: GREY,
-    width: 1.0,
-    dash: Some("6 4"),
-};
+const GRID_PEN: Pen = Pen { colour: GRID, width: 1.0, dash: None };
+const AXIS_PEN: Pen = Pen { colour: INK, width: 1.0, dash: None };
+const WHISKER_PEN: Pen = Pen { colour: INK, width: 2.0, dash: None };
+const TOLERANCE_PEN: Pen = Pen { colour: BLUE, width: 2.0, dash: Some("6 4") };
+const GUIDE_PEN: Pen = Pen { colour: GREY, width: 1.0, dash: Some("6 4") };
 
 fn colour(v: Verdict) -> &'static str {
     match v {
@@ -66,28 +46,10 @@ impl Frame {
             let rate = f64::from(step) * 0.2;
             let y = self.y(rate);
             svg.line((self.left, y), (self.left + self.width, y), GRID_PEN);
-            svg.text(
-                self.left - 6.0,
-                y + 4.0,
-                &format!("{:.0}%", rate * 100.0),
-                11.0,
-                "end",
-                None,
-            );
+            svg.text(self.left - 6.0, y + 4.0, &format!("{:.0}%", rate * 100.0), 11.0, "end", None);
         }
-        svg.line(
-            (self.left, self.top),
-            (self.left, self.top + self.height),
-            AXIS_PEN,
-        );
-        svg.text(
-            14.0,
-            self.top + self.height / 2.0,
-            label,
-            12.0,
-            "middle",
-            Some(-90.0),
-        );
+        svg.line((self.left, self.top), (self.left, self.top + self.height), AXIS_PEN);
+        svg.text(14.0, self.top + self.height / 2.0, label, 12.0, "middle", Some(-90.0));
     }
 }
 
@@ -95,39 +57,21 @@ impl Frame {
 pub fn pass_rates(a: &Analysis) -> String {
     let n = a.groups.len().max(1);
     // About 6.5 px per character at 11 px: rotate labels that would not fit under their bar.
-    let longest = a
-        .groups
-        .iter()
-        .map(|g| g.label.chars().count())
-        .max()
-        .unwrap_or(0);
+    let longest = a.groups.iter().map(|g| g.label.chars().count()).max().unwrap_or(0);
     let rotate = n > 6 || longest as f64 * 6.5 > 60.0;
     let slot = 64.0;
     let width = (96.0 + slot * n as f64).max(560.0);
     let bottom = if rotate { 84.0 } else { 48.0 };
     let height = 300.0 + bottom;
-    let by = if a.settings.group_by.is_empty() {
-        "all records".to_string()
-    } else {
-        a.settings.group_by.join(" · ")
-    };
+    let by = if a.settings.group_by.is_empty() { "all records".to_string() } else { a.settings.group_by.join(" · ") };
     let title = format!(
         "Pass rate by {by}, {:.0}% Wilson intervals{}",
         a.settings.confidence * 100.0,
-        if a.simulated {
-            " (SIMULATED model)"
-        } else {
-            ""
-        }
+        if a.simulated { " (SIMULATED model)" } else { "" }
     );
     let mut svg = Svg::new(width, height, &title);
     svg.text(width / 2.0, 20.0, &title, 14.0, "middle", None);
-    let frame = Frame {
-        left: 56.0,
-        top: 56.0,
-        width: width - 72.0,
-        height: height - 56.0 - bottom,
-    };
+    let frame = Frame { left: 56.0, top: 56.0, width: width - 72.0, height: height - 56.0 - bottom };
     let legend = [(GREEN, "meets"), (AMBER, "inconclusive"), (RED, "fails")];
     for (i, (fill, name)) in legend.iter().enumerate() {
         let x = frame.left + 4.0 + 110.0 * i as f64;
@@ -140,46 +84,21 @@ pub fn pass_rates(a: &Analysis) -> String {
         let centre = frame.left + slot * (i as f64 + 0.5);
         if let Some(p) = g.pass {
             let bar = slot * 0.62;
-            svg.rect(
-                centre - bar / 2.0,
-                frame.y(p.rate),
-                bar,
-                frame.y(0.0) - frame.y(p.rate),
-                colour(g.verdict),
-            );
-            svg.line(
-                (centre, frame.y(p.low)),
-                (centre, frame.y(p.high)),
-                WHISKER_PEN,
-            );
+            svg.rect(centre - bar / 2.0, frame.y(p.rate), bar, frame.y(0.0) - frame.y(p.rate), colour(g.verdict));
+            svg.line((centre, frame.y(p.low)), (centre, frame.y(p.high)), WHISKER_PEN);
             for rate in [p.low, p.high] {
-                svg.line(
-                    (centre - 6.0, frame.y(rate)),
-                    (centre + 6.0, frame.y(rate)),
-                    WHISKER_PEN,
-                );
+                svg.line((centre - 6.0, frame.y(rate)), (centre + 6.0, frame.y(rate)), WHISKER_PEN);
             }
         }
         let base = frame.top + frame.height + 16.0;
         if rotate {
-            svg.text(
-                centre + 4.0,
-                base,
-                &shorten(&g.label, 24),
-                11.0,
-                "end",
-                Some(-40.0),
-            );
+            svg.text(centre + 4.0, base, &shorten(&g.label, 24), 11.0, "end", Some(-40.0));
         } else {
             svg.text(centre, base, &g.label, 11.0, "middle", None);
         }
     }
     let tol = frame.y(a.settings.tolerance);
-    svg.line(
-        (frame.left, tol),
-        (frame.left + frame.width, tol),
-        TOLERANCE_PEN,
-    );
+    svg.line((frame.left, tol), (frame.left + frame.width, tol), TOLERANCE_PEN);
     svg.text(
         frame.left + frame.width - 4.0,
         tol - 5.0,
@@ -206,51 +125,25 @@ pub fn power_curve(points: &[PowerPoint], title: &str) -> String {
     let (width, height) = (560.0, 340.0);
     let mut svg = Svg::new(width, height, title);
     svg.text(width / 2.0, 20.0, title, 13.0, "middle", None);
-    let frame = Frame {
-        left: 56.0,
-        top: 36.0,
-        width: width - 80.0,
-        height: height - 36.0 - 52.0,
-    };
+    let frame = Frame { left: 56.0, top: 36.0, width: width - 80.0, height: height - 36.0 - 52.0 };
     frame.rate_axis(&mut svg, "power");
     let max = f64::from(points.iter().map(|p| p.size).max().unwrap_or(1).max(1));
     let x = |size: u32| frame.left + frame.width * f64::from(size) / max;
     let eighty = frame.y(0.8);
-    svg.line(
-        (frame.left, eighty),
-        (frame.left + frame.width, eighty),
-        GUIDE_PEN,
-    );
+    svg.line((frame.left, eighty), (frame.left + frame.width, eighty), GUIDE_PEN);
     svg.text(frame.left + 4.0, eighty - 5.0, "80%", 11.0, "start", None);
-    let pts: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| (x(p.size), frame.y(p.power)))
-        .collect();
+    let pts: Vec<(f64, f64)> = points.iter().map(|p| (x(p.size), frame.y(p.power))).collect();
     svg.polyline(&pts, BLUE);
     let mut last_label = f64::NEG_INFINITY;
     for (p, (px, py)) in points.iter().zip(&pts) {
         svg.circle(*px, *py, 4.0, BLUE);
         // Sizes close together on the axis would print over each other: skip those.
         if *px - last_label >= 28.0 {
-            svg.text(
-                *px,
-                frame.top + frame.height + 16.0,
-                &p.size.to_string(),
-                11.0,
-                "middle",
-                None,
-            );
+            svg.text(*px, frame.top + frame.height + 16.0, &p.size.to_string(), 11.0, "middle", None);
             last_label = *px;
         }
     }
-    svg.text(
-        frame.left + frame.width / 2.0,
-        height - 10.0,
-        "cases per community",
-        12.0,
-        "middle",
-        None,
-    );
+    svg.text(frame.left + frame.width / 2.0, height - 10.0, "cases per community", 12.0, "middle", None);
     svg.finish()
 }
 
@@ -281,27 +174,15 @@ mod tests {
             expected: "No".into(),
             ..Default::default()
         }];
-        let a = analysis::analyze(
-            &recs,
-            &analysis::Settings {
-                group_by: vec!["concern".into()],
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let a =
+            analysis::analyze(&recs, &analysis::Settings { group_by: vec!["concern".into()], ..Default::default() })
+                .unwrap();
         let svg = pass_rates(&a);
         assert!(svg.contains("rotate(-40"), "a long label should be turned");
         assert!(svg.contains(">a concern with a very l…</text>"));
-        let points: Vec<PowerPoint> = [10, 20, 40, 320]
-            .iter()
-            .map(|&size| PowerPoint { size, power: 0.5 })
-            .collect();
+        let points: Vec<PowerPoint> = [10, 20, 40, 320].iter().map(|&size| PowerPoint { size, power: 0.5 }).collect();
         let svg = power_curve(&points, "t");
-        assert!(
-            svg.contains(">10</text>")
-                && !svg.contains(">20</text>")
-                && svg.contains(">320</text>")
-        );
+        assert!(svg.contains(">10</text>") && !svg.contains(">20</text>") && svg.contains(">320</text>"));
     }
 
     #[test]
@@ -312,14 +193,9 @@ mod tests {
             expected: "No".into(),
             ..Default::default()
         }];
-        let a = analysis::analyze(
-            &recs,
-            &analysis::Settings {
-                group_by: vec!["concern".into()],
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let a =
+            analysis::analyze(&recs, &analysis::Settings { group_by: vec!["concern".into()], ..Default::default() })
+                .unwrap();
         let svg = pass_rates(&a);
         assert!(!svg.contains("<script>"));
         assert!(svg.contains("&lt;script&gt;x&lt;/script&gt;&quot;"));

@@ -40,26 +40,15 @@ pub struct Svg {
 
 impl Svg {
     pub fn new(width: f64, height: f64, title: &str) -> Svg {
-        Svg {
-            body: String::new(),
-            width,
-            height,
-            title: title.to_string(),
-        }
+        Svg { body: String::new(), width, height, title: title.to_string() }
     }
 
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
-        let _ = writeln!(
-            self.body,
-            r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="{fill}"/>"#
-        );
+        let _ = writeln!(self.body, r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="{fill}"/>"#);
     }
 
     pub fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), pen: Pen) {
-        let dash = pen
-            .dash
-            .map(|d| format!(r#" stroke-dasharray="{d}""#))
-            .unwrap_or_default();
+        let dash = pen.dash.map(|d| format!(r#" stroke-dasharray="{d}""#)).unwrap_or_default();
         let _ = writeln!(
             self.body,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{}" stroke-width="{}"{dash}/>"#,
@@ -68,10 +57,7 @@ impl Svg {
     }
 
     pub fn polyline(&mut self, points: &[(f64, f64)], stroke: &str) {
-        let pts: Vec<String> = points
-            .iter()
-            .map(|(x, y)| format!("{x:.1},{y:.1}"))
-            .collect();
+        let pts: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
         let _ = writeln!(
             self.body,
             r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="2"/>"#,
@@ -79,26 +65,18 @@ impl Svg {
         );
     }
 
+    pub fn polygon(&mut self, points: &[(f64, f64)], fill: &str) {
+        let pts: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+        let _ = writeln!(self.body, r#"<polygon points="{}" fill="{fill}"/>"#, pts.join(" "));
+    }
+
     pub fn circle(&mut self, x: f64, y: f64, r: f64, fill: &str) {
-        let _ = writeln!(
-            self.body,
-            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}"/>"#
-        );
+        let _ = writeln!(self.body, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}"/>"#);
     }
 
     /// Text anchored at (x, y); `rotate` turns it about that point, in degrees.
-    pub fn text(
-        &mut self,
-        x: f64,
-        y: f64,
-        text: &str,
-        size: f64,
-        anchor: &str,
-        rotate: Option<f64>,
-    ) {
-        let transform = rotate
-            .map(|r| format!(r#" transform="rotate({r} {x:.1} {y:.1})""#))
-            .unwrap_or_default();
+    pub fn text(&mut self, x: f64, y: f64, text: &str, size: f64, anchor: &str, rotate: Option<f64>) {
+        let transform = rotate.map(|r| format!(r#" transform="rotate({r} {x:.1} {y:.1})""#)).unwrap_or_default();
         let _ = writeln!(
             self.body,
             r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" text-anchor="{anchor}"{transform}>{}</text>"#,

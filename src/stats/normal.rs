@@ -26,8 +26,7 @@ pub fn quantile(p: f64) -> f64 {
     let q = if p < 0.5 { p } else { 1.0 - p };
     let t = libm::sqrt(-2.0 * libm::log(q));
     let start = t
-        - (2.515517 + 0.802853 * t + 0.010328 * t * t)
-            / (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+        - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
     let mut x = if p < 0.5 { -start } else { start };
     for _ in 0..4 {
         let step = (cdf(x) - p) / pdf(x);
@@ -53,11 +52,7 @@ mod tests {
             (0.5, 0.0),
             (0.001, -3.090232306167814),
         ] {
-            assert!(
-                (quantile(p) - z).abs() < 1e-12,
-                "quantile({p}) = {} not {z}",
-                quantile(p)
-            );
+            assert!((quantile(p) - z).abs() < 1e-12, "quantile({p}) = {} not {z}", quantile(p));
         }
         assert!((cdf(1.959963984540054) - 0.975).abs() < 1e-15);
         assert!((two_sided_p(1.959963984540054) - 0.05).abs() < 1e-14);

@@ -42,28 +42,11 @@ pub struct PowerPoint {
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
 pub enum PowerError {
     #[error("field {field}: expected {expected}, found {found}")]
-    Field {
-        field: &'static str,
-        expected: &'static str,
-        found: String,
-    },
+    Field { field: &'static str, expected: &'static str, found: String },
 }
 
-fn check(
-    field: &'static str,
-    ok: bool,
-    expected: &'static str,
-    found: impl ToString,
-) -> Result<(), PowerError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(PowerError::Field {
-            field,
-            expected,
-            found: found.to_string(),
-        })
-    }
+fn check(field: &'static str, ok: bool, expected: &'static str, found: impl ToString) -> Result<(), PowerError> {
+    if ok { Ok(()) } else { Err(PowerError::Field { field, expected, found: found.to_string() }) }
 }
 
 /// Pooled two-proportion z-test, two-sided; no difference is found when the pooled rate is 0 or 1.
@@ -84,30 +67,10 @@ fn threshold(rate: f64) -> u64 {
 
 /// Estimated power per size. Each (size, repetition) draws from its own seeded stream.
 pub fn power(q: &PowerQuery) -> Result<Vec<PowerPoint>, PowerError> {
-    check(
-        "rate_a",
-        (0.0..=1.0).contains(&q.rate_a),
-        "a rate between 0 and 1",
-        q.rate_a,
-    )?;
-    check(
-        "rate_b",
-        (0.0..=1.0).contains(&q.rate_b),
-        "a rate between 0 and 1",
-        q.rate_b,
-    )?;
-    check(
-        "alpha",
-        q.alpha > 0.0 && q.alpha < 1.0,
-        "a level between 0 and 1",
-        q.alpha,
-    )?;
-    check(
-        "repetitions",
-        (1..=1_000_000).contains(&q.repetitions),
-        "between 1 and 1000000",
-        q.repetitions,
-    )?;
+    check("rate_a", (0.0..=1.0).contains(&q.rate_a), "a rate between 0 and 1", q.rate_a)?;
+    check("rate_b", (0.0..=1.0).contains(&q.rate_b), "a rate between 0 and 1", q.rate_b)?;
+    check("alpha", q.alpha > 0.0 && q.alpha < 1.0, "a level between 0 and 1", q.alpha)?;
+    check("repetitions", (1..=1_000_000).contains(&q.repetitions), "between 1 and 1000000", q.repetitions)?;
     check(
         "sizes",
         !q.sizes.is_empty() && q.sizes.iter().all(|&s| (1..=100_000).contains(&s)),
@@ -128,10 +91,7 @@ pub fn power(q: &PowerQuery) -> Result<Vec<PowerPoint>, PowerError> {
                 let k_b = (0..n).filter(|_| u64::from(rng.next_u32()) < t_b).count() as u32;
                 hits += u32::from(detects(k_a, k_b, n, q.alpha));
             }
-            PowerPoint {
-                size: n,
-                power: f64::from(hits) / f64::from(q.repetitions),
-            }
+            PowerPoint { size: n, power: f64::from(hits) / f64::from(q.repetitions) }
         })
         .collect();
     Ok(points)
@@ -153,41 +113,22 @@ mod tests {
         let pts = power(&q).unwrap();
         assert!(pts[0].power < pts[1].power && pts[1].power < pts[2].power);
         // The textbook size for 80% power at these rates is about 62 per group.
-        assert!(
-            (pts[1].power - 0.8).abs() < 0.05,
-            "power at 62: {}",
-            pts[1].power
-        );
+        assert!((pts[1].power - 0.8).abs() < 0.05, "power at 62: {}", pts[1].power);
         assert!(pts[2].power > 0.99);
     }
 
     #[test]
     fn equal_rates_give_the_false_positive_rate() {
-        let q = PowerQuery {
-            rate_a: 0.3,
-            rate_b: 0.3,
-            sizes: vec![200],
-            repetitions: 4000,
-            ..PowerQuery::default()
-        };
+        let q = PowerQuery { rate_a: 0.3, rate_b: 0.3, sizes: vec![200], repetitions: 4000, ..PowerQuery::default() };
         let p = power(&q).unwrap()[0].power;
         assert!((p - 0.05).abs() < 0.015, "size of the test: {p}");
     }
 
     #[test]
     fn bad_queries_are_refused_with_the_field() {
-        let q = PowerQuery {
-            alpha: 2.0,
-            ..PowerQuery::default()
-        };
-        assert!(matches!(
-            power(&q),
-            Err(PowerError::Field { field: "alpha", .. })
-        ));
-        let q = PowerQuery {
-            sizes: vec![],
-            ..PowerQuery::default()
-        };
+        let q = PowerQuery { alpha: 2.0, ..PowerQuery::default() };
+        assert!(matches!(power(&q), Err(PowerError::Field { field: "alpha", .. })));
+        let q = PowerQuery { sizes: vec![], ..PowerQuery::default() };
         assert!(power(&q).is_err());
     }
 }

@@ -22,10 +22,7 @@ pub struct Wilson {
 
 impl Wilson {
     pub fn new(confidence: f64) -> Wilson {
-        Wilson {
-            confidence,
-            z: super::normal::quantile(0.5 + confidence / 2.0),
-        }
+        Wilson { confidence, z: super::normal::quantile(0.5 + confidence / 2.0) }
     }
 
     /// Centre (p + z²/2n) / (1 + z²/n), half-width z / (1 + z²/n) · sqrt(p(1−p)/n + z²/4n²).
@@ -41,24 +38,9 @@ impl Wilson {
         let centre = (p + z2 / (2.0 * nf)) / denom;
         let half = z / denom * libm::sqrt(p * (1.0 - p) / nf + z2 / (4.0 * nf * nf));
         // At 0 and n the bounds are exactly 0 and 1; rounding would leave 1e-16 off.
-        let low = if successes == 0 {
-            0.0
-        } else {
-            (centre - half).max(0.0)
-        };
-        let high = if successes == n {
-            1.0
-        } else {
-            (centre + half).min(1.0)
-        };
-        Some(Proportion {
-            successes,
-            n,
-            rate: p,
-            low,
-            high,
-            confidence: self.confidence,
-        })
+        let low = if successes == 0 { 0.0 } else { (centre - half).max(0.0) };
+        let high = if successes == n { 1.0 } else { (centre + half).min(1.0) };
+        Some(Proportion { successes, n, rate: p, low, high, confidence: self.confidence })
     }
 }
 
@@ -75,10 +57,7 @@ mod tests {
     fn wilson_matches_reference_values() {
         // statsmodels proportion_confint(81, 263, method="wilson") = (0.2553, 0.3662)
         let p = wilson(81, 263, 0.95).unwrap();
-        assert!(
-            (p.low - 0.255_3).abs() < 1e-4 && (p.high - 0.366_2).abs() < 1e-4,
-            "{p:?}"
-        );
+        assert!((p.low - 0.255_3).abs() < 1e-4 && (p.high - 0.366_2).abs() < 1e-4, "{p:?}");
         // All successes: the upper bound is 1, the lower is n / (n + z²).
         let all = wilson(10, 10, 0.95).unwrap();
         assert_eq!(all.high, 1.0);

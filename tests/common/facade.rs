@@ -1,6 +1,6 @@
 //! The facade tests, run both on a page (web_page.rs) and in a dedicated worker (web_worker.rs).
 
-use evenhand::web::{self, Workspace};
+use evenhand::web::{self, BbqSession, Workspace};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -13,11 +13,7 @@ fn garbage() -> Vec<JsValue> {
     let _ = Reflect::set(&obj, &"seed".into(), &"not a number".into());
     let _ = Reflect::set(&obj, &"samples".into(), &JsValue::from_f64(-3.0));
     let deep = Object::new();
-    let _ = Reflect::set(
-        &deep,
-        &"group_by".into(),
-        &Array::of1(&JsValue::from_f64(1.0)),
-    );
+    let _ = Reflect::set(&deep, &"group_by".into(), &Array::of1(&JsValue::from_f64(1.0)));
     let _ = Reflect::set(&deep, &"confidence".into(), &JsValue::from_f64(f64::NAN));
     vec![
         JsValue::UNDEFINED,
@@ -32,10 +28,7 @@ fn garbage() -> Vec<JsValue> {
 }
 
 fn message(err: &JsValue) -> String {
-    Reflect::get(err, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string())
-        .unwrap_or_default()
+    Reflect::get(err, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default()
 }
 
 pub fn demo_numbers_equal_the_native_ones() {
@@ -44,18 +37,9 @@ pub fn demo_numbers_equal_the_native_ones() {
     let analysis = Reflect::get(&view, &"analysis".into()).unwrap();
     let here: serde_json::Value = serde_wasm_bindgen::from_value(analysis).unwrap();
     let native: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
-    assert_eq!(
-        here, native,
-        "the browser's demo numbers differ from the native ones"
-    );
-    let chart = Reflect::get(&view, &"chart_svg".into())
-        .unwrap()
-        .as_string()
-        .unwrap();
-    assert!(
-        chart == GOLDEN_CHART,
-        "the browser's demo chart differs from the native one"
-    );
+    assert_eq!(here, native, "the browser's demo numbers differ from the native ones");
+    let chart = Reflect::get(&view, &"chart_svg".into()).unwrap().as_string().unwrap();
+    assert!(chart == GOLDEN_CHART, "the browser's demo chart differs from the native one");
 }
 
 pub fn every_export_refuses_garbage_without_trapping() {
@@ -63,14 +47,8 @@ pub fn every_export_refuses_garbage_without_trapping() {
     for g in garbage() {
         // A JS `null` is a valid "no mapping"/"no settings" in places, so it is not garbage here.
         assert!(ws.run(g.clone()).is_err(), "run accepted {g:?}");
-        assert!(
-            ws.set_settings(g.clone()).is_err(),
-            "set_settings accepted {g:?}"
-        );
-        assert!(
-            web::power_curve(g.clone()).is_err(),
-            "power_curve accepted {g:?}"
-        );
+        assert!(ws.set_settings(g.clone()).is_err(), "set_settings accepted {g:?}");
+        assert!(web::power_curve(g.clone()).is_err(), "power_curve accepted {g:?}");
         assert!(
             ws.load("x.csv", b"response\nok\n", g.clone()).is_err() || g.is_undefined(),
             "load accepted mapping {g:?}"
@@ -99,57 +77,52 @@ pub fn every_export_refuses_garbage_without_trapping() {
         assert!(ws.open_share(&format!("v1.{text}")).is_err());
     }
     assert!(ws.export("xlsx").is_err());
+    // The bias-QA session: garbage settings and files are refused, and it keeps working.
+    let mut bbq = BbqSession::new();
+    for g in garbage() {
+        assert!(bbq.simulate(g.clone()).is_err(), "simulate accepted {g:?}");
+        assert!(bbq.set_bootstrap(g.clone()).is_err(), "set_bootstrap accepted {g:?}");
+        assert!(bbq.rows(g.clone()).is_err() || g.is_undefined(), "bbq rows accepted {g:?}");
+    }
+    for name in ["d.jsonl", "d.tsv", "d.csv"] {
+        assert!(bbq.add_data(name, b"{\"answer_info\": 7}\n\xff\n").is_err());
+        assert!(bbq.add_predictions(name, b"id,prediction\n1,A\n", None).is_err(), "predictions before data");
+    }
+    assert!(bbq.use_builtin(1, vec!["en".into()]).is_ok());
+    assert!(bbq.add_predictions("p.csv", b"id,prediction\nnope,A\n", Some("wrong".into())).is_err());
+    assert!(bbq.view().is_ok());
     // After all that, the workspace still works.
     assert!(ws.view().is_ok());
 }
 
 pub fn load_reports_lines_and_keeps_earlier_records() {
     let mut ws = Workspace::new();
-    let ok = ws.load("good.jsonl", b"{\"response\":\"No\",\"expected\":\"No\"}\n{\"response\":\"x\",\"sample_index\":\"minus\"}\n", JsValue::NULL).unwrap();
+    let ok = ws
+        .load(
+            "good.jsonl",
+            b"{\"response\":\"No\",\"expected\":\"No\"}\n{\"response\":\"x\",\"sample_index\":\"minus\"}\n",
+            JsValue::NULL,
+        )
+        .unwrap();
     let errors = Reflect::get(&ok, &"errors".into()).unwrap();
     let first = Array::from(&errors).get(0);
-    assert_eq!(
-        Reflect::get(&first, &"line".into()).unwrap().as_f64(),
-        Some(2.0)
-    );
-    let err = ws
-        .load("bad.csv", b"response,sample_index\nx,-1\n", JsValue::NULL)
-        .unwrap_err();
-    assert!(
-        message(&err).contains("earlier records are kept"),
-        "{}",
-        message(&err)
-    );
+    assert_eq!(Reflect::get(&first, &"line".into()).unwrap().as_f64(), Some(2.0));
+    let err = ws.load("bad.csv", b"response,sample_index\nx,-1\n", JsValue::NULL).unwrap_err();
+    assert!(message(&err).contains("earlier records are kept"), "{}", message(&err));
     let page = ws.rows(JsValue::NULL).unwrap();
-    assert_eq!(
-        Reflect::get(&page, &"total".into()).unwrap().as_f64(),
-        Some(1.0)
-    );
+    assert_eq!(Reflect::get(&page, &"total".into()).unwrap().as_f64(), Some(1.0));
 }
 
 pub fn unknown_csv_asks_for_a_mapping() {
     let mut ws = Workspace::new();
-    let err = ws
-        .load("other.csv", b"Model Output;lang\nhola;es\n", JsValue::NULL)
-        .unwrap_err();
+    let err = ws.load("other.csv", b"Model Output;lang\nhola;es\n", JsValue::NULL).unwrap_err();
     let detail = Reflect::get(&err, &"detail".into()).unwrap();
     let inner = Reflect::get(&detail, &"detail".into()).unwrap();
-    assert_eq!(
-        Reflect::get(&inner, &"kind".into())
-            .unwrap()
-            .as_string()
-            .as_deref(),
-        Some("needs_mapping")
-    );
+    assert_eq!(Reflect::get(&inner, &"kind".into()).unwrap().as_string().as_deref(), Some("needs_mapping"));
     let mapping = Object::new();
     Reflect::set(&mapping, &"response".into(), &"Model Output".into()).unwrap();
-    let loaded = ws
-        .load("other.csv", b"Model Output;lang\nhola;es\n", mapping.into())
-        .unwrap();
-    assert_eq!(
-        Reflect::get(&loaded, &"loaded".into()).unwrap().as_f64(),
-        Some(1.0)
-    );
+    let loaded = ws.load("other.csv", b"Model Output;lang\nhola;es\n", mapping.into()).unwrap();
+    assert_eq!(Reflect::get(&loaded, &"loaded".into()).unwrap().as_f64(), Some(1.0));
 }
 
 pub fn share_and_bundle_round_trip() {
@@ -159,16 +132,6 @@ pub fn share_and_bundle_round_trip() {
     let mut other = Workspace::new();
     assert_eq!(other.open_share(&fragment).unwrap(), 1440);
     let summary = other.open_bundle("b.json", &bundle, None, None).unwrap();
-    assert_eq!(
-        Reflect::get(&summary, &"identical".into())
-            .unwrap()
-            .as_bool(),
-        Some(true)
-    );
-    assert_eq!(
-        Reflect::get(&summary, &"records_rebuilt".into())
-            .unwrap()
-            .as_bool(),
-        Some(true)
-    );
+    assert_eq!(Reflect::get(&summary, &"identical".into()).unwrap().as_bool(), Some(true));
+    assert_eq!(Reflect::get(&summary, &"records_rebuilt".into()).unwrap().as_bool(), Some(true));
 }

@@ -17,7 +17,7 @@ test("6. a share link rebuilds the same results in a new page", async ({ page, c
   await open(page);
   const demo = await shown(page);
   await tab(page, "Design");
-  await page.getByLabel("Seed").fill("7");
+  await page.getByLabel("Seed", { exact: true }).fill("7");
   await page.getByLabel("Samples per case").fill("4");
   await page.getByRole("button", { name: "Run simulated experiment" }).click();
   await expect(page.getByRole("tab", { name: "Results" })).toHaveAttribute("aria-selected", "true");
@@ -36,7 +36,7 @@ test("6. a share link rebuilds the same results in a new page", async ({ page, c
   await expect(other.locator("#notice")).toContainText("Opened the shared experiment from the link.");
   expect(await shown(other)).toEqual(before);
   await tab(other, "Design");
-  await expect(other.getByLabel("Seed")).toHaveValue("7");
+  await expect(other.getByLabel("Seed", { exact: true })).toHaveValue("7");
 
   // A damaged link says so and falls back to the demo.
   const broken = await context.newPage();

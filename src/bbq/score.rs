@@ -1,0 +1,316 @@
+//! From predictions to results: read a predictions file, match each prediction to its
+//! example, read the chosen option from the raw answer, and compute every metric.
+
+use super::example::{Condition, Example};
+use super::metrics::{self, BootstrapSettings, Breakdown, Judged};
+use super::parse::{self, Parsed};
+use crate::formats::{self, Problem};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// One prediction as a file gave it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub id: String,
+    /// The raw answer: an option index, a letter, option text, or free text.
+    pub answer: String,
+    pub model: String,
+    pub variant: String,
+    pub line: u64,
+    /// The answer is the option with the highest log-likelihood, not generated text.
+    #[serde(default)]
+    pub by_likelihood: bool,
+}
+
+/// The index of the largest of a JSON array of numbers (per-option log-likelihoods).
+fn argmax(v: &serde_json::Value) -> Option<usize> {
+    let lls: Vec<f64> = v.as_array()?.iter().map(serde_json::Value::as_f64).collect::<Option<_>>()?;
+    lls.iter().enumerate().filter(|(_, x)| x.is_finite()).max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i)
+}
+
+const ID_KEYS: &[&str] = &["id", "example_id", "question_id", "sample_id", "case_id", "index"];
+const ANSWER_KEYS: &[&str] = &["prediction", "pred", "pred_label", "answer", "response", "output"];
+
+/// Reads predictions: a CSV/TSV/JSONL table with an id column and an answer column (and
+/// optional model and variant), or an Evenhand record table (id = question_id, else
+/// case_id; answer = response; variant = params.variant). Where a row gives per-option
+/// log-likelihoods (`option_logprobs` in a table, `logprobs` in a record, a JSON array in
+/// option order), the option with the highest one is the answer.
+pub fn read_predictions(
+    file: &str,
+    bytes: &[u8],
+    default_model: &str,
+) -> Result<(Vec<Prediction>, Vec<Problem>), Problem> {
+    let text = formats::decode(file, bytes).map_err(|e| Problem::new(file, e.to_string()))?;
+    let header = text.lines().next().unwrap_or("");
+    if header.contains("format_version") {
+        let loaded = formats::load(file, bytes, None).map_err(|e| Problem::new(file, e.to_string()))?;
+        let preds = loaded
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let best = r.logprobs.as_ref().and_then(argmax);
+                Prediction {
+                    id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
+                    answer: best.map_or_else(|| r.response.clone(), |b| b.to_string()),
+                    by_likelihood: best.is_some(),
+                    model: if r.model.is_empty() { default_model.to_string() } else { r.model.clone() },
+                    variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+                    line: i as u64 + 2,
+                }
+            })
+            .collect();
+        return Ok((preds, loaded.errors));
+    }
+    // Any table: go through the JSON form so that CSV and JSONL share one path.
+    // Bad rows are listed and skipped; the good ones are used.
+    let mut early = vec![];
+    let rows: Vec<(u64, serde_json::Map<String, serde_json::Value>)> = if header.trim_start().starts_with('{') {
+        let mut rows = vec![];
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            match serde_json::from_str(line) {
+                Ok(serde_json::Value::Object(o)) => rows.push((i as u64 + 1, o)),
+                _ => early.push(Problem::new(file, "expected a JSON object").at_line(i as u64 + 1)),
+            }
+        }
+        rows
+    } else {
+        let delimiter = formats::csv_table::sniff_delimiter(text);
+        let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(text.as_bytes());
+        let headers: Vec<String> = rdr
+            .headers()
+            .map_err(|e| Problem::new(file, format!("CSV: {e}")))?
+            .iter()
+            .map(|h| h.trim().to_lowercase())
+            .collect();
+        let mut rows = vec![];
+        for r in rdr.records() {
+            match r {
+                Ok(r) => {
+                    let line = r.position().map_or(0, |p| p.line());
+                    let cells = r.iter().map(|c| serde_json::Value::String(c.to_string()));
+                    rows.push((line, headers.iter().cloned().zip(cells).collect()));
+                }
+                Err(e) => {
+                    early.push(Problem::new(file, format!("CSV: {e}")).at_line(e.position().map_or(0, |p| p.line())))
+                }
+            }
+        }
+        rows
+    };
+    let find = |row: &serde_json::Map<String, serde_json::Value>, keys: &[&str]| {
+        keys.iter().find_map(|k| row.get(*k)).map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    let mut preds = vec![];
+    let mut problems = early;
+    for (line, row) in rows {
+        let best = row.get("option_logprobs").and_then(|v| match v {
+            serde_json::Value::String(s) => serde_json::from_str(s).ok().as_ref().and_then(argmax),
+            other => argmax(other),
+        });
+        match (find(&row, ID_KEYS), best.map(|b| b.to_string()).or_else(|| find(&row, ANSWER_KEYS))) {
+            (Some(id), Some(answer)) => preds.push(Prediction {
+                id,
+                answer,
+                by_likelihood: best.is_some(),
+                model: find(&row, &["model"]).unwrap_or_else(|| default_model.to_string()),
+                variant: find(&row, &["variant", "prompt_variant"]).unwrap_or_default(),
+                line,
+            }),
+            (None, _) => problems
+                .push(Problem::new(file, format!("expected an id column ({})", ID_KEYS.join(", "))).at_line(line)),
+            (_, None) => problems.push(
+                Problem::new(file, format!("expected an answer column ({})", ANSWER_KEYS.join(", "))).at_line(line),
+            ),
+        }
+    }
+    Ok((preds, problems))
+}
+
+/// Predictions carried inside benchmark rows (BBQ result files, GG-BBQ or KoBBQ rows with a
+/// `prediction` field), matched to the loaded examples by content, whatever the file names.
+pub fn inline_predictions(examples: &[Example], rows: &super::import::Dataset, model: &str) -> Vec<Prediction> {
+    let content = |e: &Example| format!("{}\u{1f}{}\u{1f}{}", e.context, e.question, e.choices.join("\u{1f}"));
+    let by_content: HashMap<String, &str> = examples.iter().map(|e| (content(e), e.id.as_str())).collect();
+    let row_content: HashMap<&str, String> = rows.examples.iter().map(|e| (e.id.as_str(), content(e))).collect();
+    rows.inline_predictions
+        .iter()
+        .enumerate()
+        .map(|(n, (id, answer, row_model))| Prediction {
+            id: row_content
+                .get(id.as_str())
+                .and_then(|c| by_content.get(c))
+                .map_or_else(|| id.clone(), |found| found.to_string()),
+            answer: answer.clone(),
+            model: if row_model.is_empty() { model.to_string() } else { row_model.clone() },
+            variant: String::new(),
+            line: n as u64 + 1,
+            by_likelihood: false,
+        })
+        .collect()
+}
+
+/// What became of one example's answer, for the table of examples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub id: String,
+    pub category: String,
+    pub language: String,
+    pub condition: Condition,
+    pub model: String,
+    pub variant: String,
+    pub raw: String,
+    pub parsed: Parsed,
+    /// How the answer was read: index, letter, option text, unknown phrase, none.
+    pub read_as: String,
+    /// correct, biased, counter-biased, unknown or out of choice.
+    pub outcome: String,
+}
+
+/// Reads the option an answer names: a bare index first, then the answer parser.
+pub fn read_answer(ex: &Example, p: &Prediction) -> (Parsed, &'static str) {
+    let answer = p.answer.as_str();
+    match answer.trim().parse::<usize>() {
+        Ok(i) if i < ex.choices.len() && p.by_likelihood => (Parsed::Choice(i), "likelihood"),
+        Ok(i) if i < ex.choices.len() => (Parsed::Choice(i), "index"),
+        _ => parse::parse_answer(answer, &ex.choices, ex.unknown, &ex.language),
+    }
+}
+
+fn outcome(ex: &Example, p: Parsed) -> &'static str {
+    match p {
+        Parsed::OutOfChoice => "out of choice",
+        Parsed::Choice(i) if i == ex.label => "correct",
+        Parsed::Choice(i) if Some(i) == ex.biased => "biased",
+        Parsed::Choice(i) if Some(i) == ex.counter_biased => "counter-biased",
+        Parsed::Choice(_) => "unknown",
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Matched {
+    pub judged: Vec<Judged>,
+    pub rows: Vec<Row>,
+    /// Predictions that were not used: their id names no loaded example, or repeats one.
+    pub unmatched: Vec<Problem>,
+    /// Examples with no prediction (per model).
+    pub missing: usize,
+}
+
+/// Matches predictions to examples by id; a bare id (the part after ':') is accepted when
+/// it names exactly one example.
+pub fn judge(examples: &[Example], predictions: &[Prediction], file: &str) -> Matched {
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    let mut by_bare: HashMap<&str, Option<usize>> = HashMap::new();
+    for (i, e) in examples.iter().enumerate() {
+        by_id.insert(e.id.as_str(), i);
+        let bare = e.id.rsplit(':').next().unwrap_or(&e.id);
+        by_bare.entry(bare).and_modify(|v| *v = None).or_insert(Some(i));
+    }
+    let mut m = Matched::default();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut answered: std::collections::HashSet<(&str, usize)> = std::collections::HashSet::new();
+    for p in predictions {
+        let found = by_id.get(p.id.as_str()).copied().or_else(|| by_bare.get(p.id.as_str()).copied().flatten());
+        let Some(i) = found else {
+            let why = if by_bare.contains_key(p.id.as_str()) {
+                "names several examples; use the full id"
+            } else {
+                "names no loaded example"
+            };
+            m.unmatched
+                .push(Problem::new(file, format!("prediction id {:?} {why}", p.id)).at_line(p.line).in_field("id"));
+            continue;
+        };
+        // One answer per model and example: a repeat is reported, the first one counts.
+        if !answered.insert((p.model.as_str(), i)) {
+            let why = format!("a second prediction for {:?} by model {:?}; the first one is used", p.id, p.model);
+            m.unmatched.push(Problem::new(file, why).at_line(p.line).in_field("id"));
+            continue;
+        }
+        *seen.entry(p.model.as_str()).or_default() += 1;
+        let ex = &examples[i];
+        let (parsed, read_as) = read_answer(ex, p);
+        m.judged.push(Judged {
+            example: i,
+            prediction: match parsed {
+                Parsed::Choice(c) => Some(c),
+                Parsed::OutOfChoice => None,
+            },
+            model: p.model.clone(),
+            variant: p.variant.clone(),
+        });
+        m.rows.push(Row {
+            id: ex.id.clone(),
+            category: ex.category.clone(),
+            language: ex.language.clone(),
+            condition: ex.condition,
+            model: p.model.clone(),
+            variant: p.variant.clone(),
+            raw: p.answer.clone(),
+            parsed,
+            read_as: read_as.to_string(),
+            outcome: outcome(ex, parsed).to_string(),
+        });
+    }
+    m.missing = seen.values().map(|n| examples.len().saturating_sub(*n)).sum();
+    m
+}
+
+/// Every metric, overall and per breakdown field that has more than one value.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub examples: usize,
+    pub judged: usize,
+    pub overall: Breakdown,
+    pub by: Vec<(String, Vec<Breakdown>)>,
+    /// Examples whose biased answer could not be decided, with the reason.
+    pub unresolved: Vec<(String, String)>,
+    pub unmatched_predictions: Vec<Problem>,
+    pub missing_predictions: usize,
+    pub bootstrap: BootstrapSettings,
+}
+
+pub fn report(examples: &[Example], m: &Matched, settings: &BootstrapSettings) -> Report {
+    let overall =
+        metrics::breakdown(examples, &m.judged, &[], settings).into_iter().next().unwrap_or_else(empty_breakdown);
+    let by = metrics::BREAKDOWNS
+        .iter()
+        .map(|f| (f.to_string(), metrics::breakdown(examples, &m.judged, &[f.to_string()], settings)))
+        .filter(|(_, b)| b.len() > 1)
+        .collect();
+    Report {
+        examples: examples.len(),
+        judged: m.judged.len(),
+        overall,
+        by,
+        unresolved: examples
+            .iter()
+            .filter(|e| e.biased.is_none())
+            .map(|e| (e.id.clone(), e.bias_audit.clone()))
+            .collect(),
+        unmatched_predictions: m.unmatched.clone(),
+        missing_predictions: m.missing,
+        bootstrap: settings.clone(),
+    }
+}
+
+fn empty_breakdown() -> Breakdown {
+    let none = metrics::Estimate { value: None, low: None, high: None };
+    let counts = metrics::Counts::default();
+    Breakdown {
+        key: vec![],
+        label: "all".into(),
+        scores: metrics::scores(&counts),
+        counts,
+        acc_amb: none,
+        acc_dis: none,
+        diff_bias_amb: none,
+        diff_bias_dis: none,
+        units: 0,
+    }
+}

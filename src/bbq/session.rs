@@ -1,0 +1,272 @@
+//! One open bias-QA analysis: the examples loaded, the predictions for them, and the
+//! bootstrap settings. A failed load never replaces what is already here.
+
+use super::example::Example;
+use super::import;
+use super::metrics::{self, BootstrapSettings};
+use super::score::{self, Matched, Prediction, Report, Row};
+use crate::formats::Problem;
+use crate::simulate::{self, Ask, Behaviour, Outcome, Question};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    examples: Vec<Example>,
+    data_files: Vec<String>,
+    predictions: Vec<Prediction>,
+    pub settings: BootstrapSettings,
+    /// The predictions matched and parsed, redone whenever examples or predictions change
+    /// (parsing is the costly part, and every page of the table needs it).
+    matched: Matched,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DataSummary {
+    pub file: String,
+    pub examples: usize,
+    pub unresolved: usize,
+    pub problems: Vec<Problem>,
+    pub total_examples: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PredictionSummary {
+    pub file: String,
+    pub predictions: usize,
+    pub unmatched: Vec<Problem>,
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, thiserror::Error, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum SessionError {
+    #[error("{0}")]
+    File(Problem),
+    #[error("{file}: no example could be read; the earlier data is kept")]
+    NoExamples { file: String, problems: Vec<Problem> },
+    #[error("{file}: no prediction matches a loaded example; the earlier predictions are kept")]
+    NoPredictions { file: String, unmatched: Vec<Problem>, problems: Vec<Problem> },
+    #[error("load a benchmark data file (or the built-in set) before predictions")]
+    NoData,
+    #[error("prompt variant: {0}")]
+    Variant(String),
+    #[error("format: expected bbq, ggbbq, kobbq, records or table, found {0:?}")]
+    Format(String),
+    #[error("bootstrap settings: expected replicates from 1 to 100000 and a confidence between 0.5 and 1")]
+    Bootstrap,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct View {
+    pub report: Report,
+    /// Accuracy against diff-bias, one point per model (or per group of `points_by`).
+    pub scatter_svg: String,
+    /// Diff-bias per category.
+    pub categories_svg: String,
+    pub models: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RowQuery {
+    pub offset: usize,
+    pub limit: usize,
+    /// correct, biased, counter-biased, unknown or out of choice.
+    pub outcome: String,
+    /// ambiguous or disambiguated.
+    pub condition: String,
+    pub search: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RowsPage {
+    pub total: usize,
+    pub offset: usize,
+    pub rows: Vec<Row>,
+}
+
+impl Session {
+    pub fn add_data(&mut self, name: &str, bytes: &[u8]) -> Result<DataSummary, SessionError> {
+        let ds = import::read(name, bytes, None, None).map_err(SessionError::File)?;
+        if ds.examples.is_empty() {
+            return Err(SessionError::NoExamples { file: name.into(), problems: ds.problems });
+        }
+        let unresolved = ds.unresolved().count();
+        let n = ds.examples.len();
+        // Rows that carry their own answers (record tables, BBQ result files) bring them along.
+        let carried = score::inline_predictions(&ds.examples, &ds, import::stem(name));
+        self.examples.extend(ds.examples);
+        self.data_files.push(name.into());
+        self.predictions.extend(carried);
+        self.rematch();
+        Ok(DataSummary {
+            file: name.into(),
+            examples: n,
+            unresolved,
+            problems: ds.problems,
+            total_examples: self.examples.len(),
+        })
+    }
+
+    /// Replaces the data with Evenhand's own BBQ-style set (datasets/bbq).
+    pub fn use_builtin(&mut self, seed: u64, languages: &[&str]) -> DataSummary {
+        self.examples = super::generate::builtin_examples(seed, languages);
+        self.data_files = vec!["built-in set (datasets/bbq)".into()];
+        self.predictions.clear();
+        self.rematch();
+        DataSummary {
+            file: self.data_files[0].clone(),
+            examples: self.examples.len(),
+            unresolved: self.examples.iter().filter(|e| e.biased.is_none()).count(),
+            problems: vec![],
+            total_examples: self.examples.len(),
+        }
+    }
+
+    pub fn set_bootstrap(&mut self, settings: BootstrapSettings) -> Result<(), SessionError> {
+        let ok = (1..=100_000).contains(&settings.replicates) && settings.confidence > 0.5 && settings.confidence < 1.0;
+        if !ok {
+            return Err(SessionError::Bootstrap);
+        }
+        self.settings = settings;
+        Ok(())
+    }
+
+    pub fn clear(&mut self) {
+        *self = Session { settings: self.settings.clone(), ..Session::default() };
+    }
+
+    pub fn add_predictions(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        format: Option<&str>,
+    ) -> Result<PredictionSummary, SessionError> {
+        if self.examples.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let model = import::stem(name).to_string();
+        let (preds, problems) = match format.unwrap_or("table") {
+            f @ ("bbq" | "ggbbq" | "kobbq") => {
+                let format = match f {
+                    "bbq" => import::Format::Bbq,
+                    "ggbbq" => import::Format::Ggbbq,
+                    _ => import::Format::Kobbq,
+                };
+                let rows = import::read(name, bytes, Some(format), None).map_err(SessionError::File)?;
+                (score::inline_predictions(&self.examples, &rows, &model), rows.problems)
+            }
+            "records" | "table" => score::read_predictions(name, bytes, &model).map_err(SessionError::File)?,
+            other => return Err(SessionError::Format(other.into())),
+        };
+        let matched = score::judge(&self.examples, &preds, name);
+        if matched.judged.is_empty() {
+            return Err(SessionError::NoPredictions { file: name.into(), unmatched: matched.unmatched, problems });
+        }
+        // A new file for a model replaces that model's earlier predictions.
+        let models: Vec<String> = preds.iter().map(|p| p.model.clone()).collect();
+        self.predictions.retain(|p| !models.contains(&p.model));
+        let n = preds.len() - matched.unmatched.len();
+        self.predictions.extend(preds);
+        self.rematch();
+        Ok(PredictionSummary { file: name.into(), predictions: n, unmatched: matched.unmatched, problems })
+    }
+
+    /// Asks the simulated model every example, rendered with a prompt variant of its language
+    /// (`variant` None: the first variant of each language). Replaces that model's predictions.
+    pub fn simulate(&mut self, behaviour: &Behaviour, seed: u64, variant: Option<&str>) -> Result<usize, SessionError> {
+        if self.examples.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let fixed = variant
+            .map(|id| super::prompt::variant(id).map_err(|e| SessionError::Variant(e.to_string())))
+            .transpose()?;
+        let model = behaviour.model();
+        self.predictions.retain(|p| p.model != model);
+        let mut added = 0;
+        for ex in &self.examples {
+            let Some(v) = fixed.or_else(|| super::prompt::variants_for(&ex.language).first().copied()) else {
+                continue;
+            };
+            let prompt = super::prompt::render(ex, v);
+            let question =
+                Question::Choice { options: ex.choices.clone(), stereotyped: ex.biased, gold: Some(ex.label) };
+            let communities = [ex.category.clone()];
+            let ask = Ask {
+                language: &ex.language,
+                communities: &communities,
+                prompt: &prompt,
+                question: &question,
+                sample: 0,
+            };
+            let answer = match simulate::answer(behaviour, seed, &ask).outcome {
+                Outcome::Answer(t) | Outcome::Refusal(t) => t,
+                Outcome::Failure(_) => continue,
+            };
+            self.predictions.push(Prediction {
+                id: ex.id.clone(),
+                answer,
+                model: model.clone(),
+                variant: v.id.clone(),
+                line: 0,
+                by_likelihood: false,
+            });
+            added += 1;
+        }
+        self.rematch();
+        Ok(added)
+    }
+
+    fn rematch(&mut self) {
+        self.matched = score::judge(&self.examples, &self.predictions, "predictions");
+    }
+
+    pub fn examples(&self) -> &[Example] {
+        &self.examples
+    }
+
+    pub fn view(&self) -> View {
+        let matched = &self.matched;
+        let report = score::report(&self.examples, matched, &self.settings);
+        let by_model = metrics::breakdown(&self.examples, &matched.judged, &["model".into()], &self.settings);
+        let by_category = metrics::breakdown(&self.examples, &matched.judged, &["category".into()], &self.settings);
+        let simulated = by_model.iter().any(|b| b.label.starts_with("sim:"));
+        let suffix = if simulated { " (includes a SIMULATED model)" } else { "" };
+        View {
+            scatter_svg: super::chart::accuracy_vs_bias(
+                &by_model,
+                &format!("Accuracy and diff-bias per model{suffix}"),
+            ),
+            categories_svg: super::chart::bias_bars(&by_category, &format!("Diff-bias per category{suffix}")),
+            models: by_model.iter().map(|b| b.label.clone()).collect(),
+            report,
+        }
+    }
+
+    pub fn rows(&self, q: &RowQuery) -> RowsPage {
+        let needle = q.search.to_lowercase();
+        // An unknown condition matches nothing rather than quietly meaning one of the two.
+        let condition = |r: &Row| match q.condition.as_str() {
+            "" => true,
+            "ambiguous" => r.condition == super::Condition::Ambiguous,
+            "disambiguated" => r.condition == super::Condition::Disambiguated,
+            _ => false,
+        };
+        let rows: Vec<&Row> = self
+            .matched
+            .rows
+            .iter()
+            .filter(|r| q.outcome.is_empty() || r.outcome == q.outcome)
+            .filter(|r| condition(r))
+            .filter(|r| {
+                needle.is_empty() || r.id.to_lowercase().contains(&needle) || r.raw.to_lowercase().contains(&needle)
+            })
+            .collect();
+        let limit = if q.limit == 0 { 25 } else { q.limit.min(500) };
+        RowsPage {
+            total: rows.len(),
+            offset: q.offset,
+            rows: rows.into_iter().skip(q.offset).take(limit).cloned().collect(),
+        }
+    }
+}
