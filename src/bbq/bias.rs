@@ -99,6 +99,7 @@ mod tests {
             unknown: groups.iter().position(|g| *g == "unknown"),
             biased: None,
             counter_biased: None,
+            metadata: Default::default(),
             bias_audit: String::new(),
         }
     }

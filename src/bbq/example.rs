@@ -55,4 +55,8 @@ pub struct Example {
     pub counter_biased: Option<usize>,
     /// How `biased` was decided, or why it could not be: one line for the audit column.
     pub bias_audit: String,
+    /// What else the source says about the example (BBQ's subcategory, version and source
+    /// URL; GG-BBQ's relevant social values), kept for the record and the table.
+    #[serde(default)]
+    pub metadata: std::collections::BTreeMap<String, String>,
 }

@@ -1505,6 +1505,7 @@ fn fill_pair(
         unknown: Some(unknown_at),
         biased: None,
         counter_biased: None,
+        metadata: Default::default(),
         bias_audit: String::new(),
     };
     Ok([

@@ -182,7 +182,19 @@ impl Row<'_> {
             .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
             .ok_or_else(|| self.problem("additional_metadata.stereotyped_groups", "expected a list of groups"))?;
         let id = self.text("example_id")?;
+        let metadata = self
+            .obj
+            .get("additional_metadata")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter(|(k, _)| k.as_str() != "stereotyped_groups")
+                    .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), String::from)))
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(Example {
+            metadata,
             id: format!("{category}:{id}"),
             subset: if names == 2 { Subset::ProperNames } else { Subset::GroupTerms },
             language: language.into(),
@@ -237,7 +249,14 @@ impl Row<'_> {
         })?;
         let stem = stem(self.file);
         let index = self.text("index")?;
+        let metadata = self
+            .obj
+            .get("relevant_social_values")
+            .and_then(Value::as_str)
+            .map(|v| std::collections::BTreeMap::from([("relevant_social_values".to_string(), v.to_string())]))
+            .unwrap_or_default();
         Ok(Example {
+            metadata,
             id: format!("{stem}:{index}"),
             category: "Gender_identity".into(),
             subset: if stem.contains("proper_names") { Subset::ProperNames } else { Subset::GroupTerms },
@@ -377,6 +396,7 @@ fn kobbq(file: &str, text: &str, language: &str, ds: &mut Dataset) {
             unknown,
             biased: Some(biased),
             counter_biased: counter,
+            metadata: Default::default(),
             bias_audit: if unknown.is_some() {
                 "given by the biased_answer column".into()
             } else {
@@ -465,6 +485,7 @@ fn records(file: &str, bytes: &[u8], ds: &mut Dataset) {
             stereotyped_groups: vec![],
             unknown,
             biased: Some(biased),
+            metadata: Default::default(),
             bias_audit: "given by the record's biased column".into(),
         });
     }
@@ -487,6 +508,7 @@ mod tests {
             (Polarity::NonNegative, Condition::Disambiguated, 2, Some(1))
         );
         assert_eq!((e.biased, e.counter_biased), (Some(0), Some(2)));
+        assert_eq!(e.metadata.get("source").map(String::as_str), Some("x"), "BBQ metadata is kept");
     }
 
     #[test]

@@ -440,6 +440,7 @@ mod tests {
             unknown: Some(2),
             biased: Some(0),
             counter_biased: Some(1),
+            metadata: Default::default(),
             bias_audit: String::new(),
         }
     }

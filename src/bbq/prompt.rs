@@ -197,6 +197,7 @@ mod tests {
             unknown: Some(2),
             biased: Some(1),
             counter_biased: Some(0),
+            metadata: Default::default(),
             bias_audit: String::new(),
         }
     }
