@@ -162,22 +162,26 @@ mod tests {
         assert!(svg.contains(">gender · es</text>"));
         // One bar per group (plus the background and the three legend swatches).
         assert_eq!(svg.matches("<rect").count(), a.groups.len() + 4);
-        // The tolerance line sits at 90%: y = top + height * 0.1.
-        assert!(svg.contains("tolerance 90%"));
+        // Nine groups turn their labels, so the chart is 300 + 84 px high and the plot 244 px from y = 56;
+        // so the tolerance line at 90% sits at y = 56 + 244·0.1 = 80.4.
+        assert!(svg.contains(r#"y1="80.4" x2=""#) && svg.contains("tolerance 90%"), "tolerance line misplaced");
     }
 
-    #[test]
-    fn long_labels_turn_and_shorten_and_close_ticks_are_skipped() {
+    /// The chart of one record whose concern is `concern`.
+    fn chart_for_concern(concern: &str) -> String {
         let recs = vec![crate::record::Record {
-            concern: "a concern with a very long name indeed".into(),
+            concern: concern.into(),
             response: "No".into(),
             expected: "No".into(),
             ..Default::default()
         }];
-        let a =
-            analysis::analyze(&recs, &analysis::Settings { group_by: vec!["concern".into()], ..Default::default() })
-                .unwrap();
-        let svg = pass_rates(&a);
+        let settings = analysis::Settings { group_by: vec!["concern".into()], ..Default::default() };
+        pass_rates(&analysis::analyze(&recs, &settings).unwrap())
+    }
+
+    #[test]
+    fn long_labels_turn_and_shorten_and_close_ticks_are_skipped() {
+        let svg = chart_for_concern("a concern with a very long name indeed");
         assert!(svg.contains("rotate(-40"), "a long label should be turned");
         assert!(svg.contains(">a concern with a very l…</text>"));
         let points: Vec<PowerPoint> = [10, 20, 40, 320].iter().map(|&size| PowerPoint { size, power: 0.5 }).collect();
@@ -187,16 +191,7 @@ mod tests {
 
     #[test]
     fn labels_from_files_are_escaped() {
-        let recs = vec![crate::record::Record {
-            concern: "<script>x</script>\"".into(),
-            response: "No".into(),
-            expected: "No".into(),
-            ..Default::default()
-        }];
-        let a =
-            analysis::analyze(&recs, &analysis::Settings { group_by: vec!["concern".into()], ..Default::default() })
-                .unwrap();
-        let svg = pass_rates(&a);
+        let svg = chart_for_concern("<script>x</script>\"");
         assert!(!svg.contains("<script>"));
         assert!(svg.contains("&lt;script&gt;x&lt;/script&gt;&quot;"));
     }

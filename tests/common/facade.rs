@@ -1,5 +1,29 @@
 //! The facade tests, run both on a page (web_page.rs) and in a dedicated worker (web_worker.rs).
 
+/// Declares every test of this file as a wasm-bindgen test in the including crate.
+macro_rules! facade_tests {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[wasm_bindgen_test::wasm_bindgen_test]
+            fn $name() {
+                facade::$name();
+            }
+        )*
+    };
+}
+
+macro_rules! all_facade_tests {
+    () => {
+        facade_tests!(
+            demo_numbers_equal_the_native_ones,
+            every_export_refuses_garbage_without_trapping,
+            load_reports_lines_and_keeps_earlier_records,
+            unknown_csv_asks_for_a_mapping,
+            share_and_bundle_round_trip,
+        );
+    };
+}
+
 use evenhand::web::{self, BbqSession, Workspace};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
