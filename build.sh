@@ -22,7 +22,8 @@ need_rust_tools() {
   fi
   if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WB_VERSION"; then
     say "installing wasm-bindgen-cli $WB_VERSION (a few minutes, once)"
-    cargo install wasm-bindgen-cli --version "$WB_VERSION"   # not --locked: see docs in README
+    # Not --locked: its lock file pins a webpki-roots version the registry here does not serve.
+    cargo install wasm-bindgen-cli --version "$WB_VERSION"
   fi
 }
 
