@@ -234,12 +234,13 @@ impl Default for BootstrapSettings {
 
 /// Counts per resampling unit (template group, or single example when there is none).
 fn units<'a>(examples: &'a [Example], judged: impl Iterator<Item = &'a Judged>) -> Vec<Counts> {
-    let mut by_unit: BTreeMap<String, Counts> = BTreeMap::new();
+    // Keys borrow the examples' template ids; an example without one is its own unit.
+    let mut by_unit: BTreeMap<(&str, usize), Counts> = BTreeMap::new();
     for j in judged {
         let Some(ex) = examples.get(j.example) else {
             continue;
         };
-        let unit = if ex.template_id.is_empty() { format!("example:{}", ex.id) } else { ex.template_id.clone() };
+        let unit = if ex.template_id.is_empty() { ("", j.example) } else { (ex.template_id.as_str(), 0) };
         by_unit.entry(unit).or_default().add(ex, j.prediction);
     }
     by_unit.into_values().collect()

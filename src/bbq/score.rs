@@ -201,6 +201,22 @@ pub struct Matched {
     pub missing: usize,
 }
 
+impl Matched {
+    /// Drops the answers of `models` and takes `new`'s in their place; `missing` is recounted.
+    pub fn replace_models(&mut self, models: &std::collections::HashSet<String>, new: Matched, examples: usize) {
+        self.judged.retain(|j| !models.contains(&j.model));
+        self.rows.retain(|r| !models.contains(&r.model));
+        self.judged.extend(new.judged);
+        self.rows.extend(new.rows);
+        self.unmatched.extend(new.unmatched);
+        let mut per_model: HashMap<&str, usize> = HashMap::new();
+        for j in &self.judged {
+            *per_model.entry(j.model.as_str()).or_default() += 1;
+        }
+        self.missing = per_model.values().map(|n| examples.saturating_sub(*n)).sum();
+    }
+}
+
 /// Matches predictions to examples by id; a bare id (the part after ':') is accepted when
 /// it names exactly one example.
 pub fn judge(examples: &[Example], predictions: &[Prediction], file: &str) -> Matched {

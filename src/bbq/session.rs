@@ -163,13 +163,10 @@ impl Session {
         if matched.judged.is_empty() {
             return Err(SessionError::NoPredictions { file: name.into(), unmatched: matched.unmatched, problems });
         }
-        // A new file for a model replaces that model's earlier predictions.
-        let models: Vec<String> = preds.iter().map(|p| p.model.clone()).collect();
-        self.predictions.retain(|p| !models.contains(&p.model));
-        let n = preds.len() - matched.unmatched.len();
-        self.predictions.extend(preds);
-        self.rematch();
-        Ok(PredictionSummary { file: name.into(), predictions: n, unmatched: matched.unmatched, problems })
+        let n = matched.judged.len();
+        let unmatched = matched.unmatched.clone();
+        self.replace_models(preds, matched);
+        Ok(PredictionSummary { file: name.into(), predictions: n, unmatched, problems })
     }
 
     /// Asks the simulated model every example, rendered with a prompt variant of its language
@@ -182,7 +179,7 @@ impl Session {
             .map(|id| super::prompt::variant(id).map_err(|e| SessionError::Variant(e.to_string())))
             .transpose()?;
         let model = behaviour.model();
-        self.predictions.retain(|p| p.model != model);
+        let mut preds = vec![];
         let mut added = 0;
         for ex in &self.examples {
             let Some(v) = fixed.or_else(|| super::prompt::variants_for(&ex.language).first().copied()) else {
@@ -203,7 +200,7 @@ impl Session {
                 Outcome::Answer(t) | Outcome::Refusal(t) => t,
                 Outcome::Failure(_) => continue,
             };
-            self.predictions.push(Prediction {
+            preds.push(Prediction {
                 id: ex.id.clone(),
                 answer,
                 model: model.clone(),
@@ -213,8 +210,18 @@ impl Session {
             });
             added += 1;
         }
-        self.rematch();
+        let matched = score::judge(&self.examples, &preds, "simulated");
+        self.replace_models(preds, matched);
         Ok(added)
+    }
+
+    /// New predictions replace those of the same models; only the new ones are matched and
+    /// parsed, which is most of the cost of adding predictions.
+    fn replace_models(&mut self, preds: Vec<Prediction>, matched: Matched) {
+        let models: std::collections::HashSet<String> = preds.iter().map(|p| p.model.clone()).collect();
+        self.predictions.retain(|p| !models.contains(&p.model));
+        self.predictions.extend(preds);
+        self.matched.replace_models(&models, matched, self.examples.len());
     }
 
     fn rematch(&mut self) {
@@ -268,5 +275,38 @@ impl Session {
             offset: q.offset,
             rows: rows.into_iter().skip(q.offset).take(limit).cloned().collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cached_match_equals_a_full_rematch() {
+        let mut s = Session::default();
+        s.use_builtin(2, &["en"]);
+        let ids: Vec<String> = s.examples.iter().map(|e| e.id.clone()).collect();
+        let file = |model: &str, letter: &str, every: usize| {
+            let mut csv = String::from("id,prediction,model\n");
+            for (i, id) in ids.iter().enumerate().filter(|(i, _)| i % every == 0) {
+                csv.push_str(&format!("{id},{},{model}\n", if i % 3 == 0 { letter } else { "C" }));
+            }
+            csv
+        };
+        s.add_predictions("a.csv", file("a", "A", 1).as_bytes(), None).unwrap();
+        s.add_predictions("b.csv", file("b", "B", 2).as_bytes(), None).unwrap();
+        s.add_predictions("a2.csv", file("a", "B", 3).as_bytes(), None).unwrap(); // replaces model a
+        s.simulate(&Behaviour::default(), 4, None).unwrap();
+        let full = score::judge(&s.examples, &s.predictions, "predictions");
+        let sorted = |m: &Matched| {
+            let mut j: Vec<String> =
+                m.judged.iter().map(|j| format!("{}|{}|{:?}", j.model, j.example, j.prediction)).collect();
+            j.sort();
+            j
+        };
+        assert_eq!(sorted(&s.matched), sorted(&full));
+        assert_eq!(s.matched.missing, full.missing);
+        assert_eq!(s.matched.rows.len(), full.rows.len());
     }
 }
