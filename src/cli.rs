@@ -87,6 +87,18 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// McNemar's test on a paired 2×2 table [[n00, n01], [n10, n11]] (b = n01, c = n10).
+    Mcnemar {
+        /// The four counts N00,N01,N10,N11.
+        #[arg(long)]
+        table: String,
+        /// exact (binomial, statsmodels' default), midp, chi2 or chi2-cc (continuity corrected).
+        #[arg(long, default_value = "exact")]
+        method: String,
+        /// statsmodels or r: whose continuity correction chi2-cc follows when b = c.
+        #[arg(long, default_value = "statsmodels")]
+        convention: String,
+    },
 }
 
 /// An error for the user: what went wrong, already located.
@@ -304,6 +316,34 @@ fn bbq(
     Ok(ExitCode::SUCCESS)
 }
 
+fn mcnemar(table: &str, method: &str, convention: &str) -> Result<ExitCode, Failure> {
+    use evenhand::stats::mcnemar::{self, Convention, Method, Table};
+    let counts: Vec<u64> = table
+        .split(',')
+        .map(|s| s.trim().parse::<u64>())
+        .collect::<Result<_, _>>()
+        .ok()
+        .filter(|c: &Vec<u64>| c.len() == 4)
+        .ok_or_else(|| {
+            Failure(format!("--table: expected four non-negative integers N00,N01,N10,N11, found {table:?}"))
+        })?;
+    let method = match method.to_ascii_lowercase().as_str() {
+        "exact" => Method::Exact,
+        "midp" | "mid-p" => Method::MidP,
+        "chi2" => Method::Chi2,
+        "chi2-cc" | "chi2cc" => Method::Chi2Cc,
+        _ => return Err(Failure(format!("--method: expected exact, midp, chi2 or chi2-cc, found {method:?}"))),
+    };
+    let convention = match convention.to_ascii_lowercase().as_str() {
+        "statsmodels" => Convention::Statsmodels,
+        "r" => Convention::R,
+        _ => return Err(Failure(format!("--convention: expected statsmodels or r, found {convention:?}"))),
+    };
+    let t = Table { n00: counts[0], n01: counts[1], n10: counts[2], n11: counts[3] };
+    print_json(&mcnemar::mcnemar(&t, method, convention))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -317,6 +357,7 @@ pub fn main() -> ExitCode {
             let q = PowerQuery { rate_a, rate_b, sizes, alpha, repetitions, seed };
             power::power(&q).map_err(Failure::from).and_then(|p| print_json(&p)).map(|_| ExitCode::SUCCESS)
         }
+        Command::Mcnemar { table, method, convention } => mcnemar(&table, &method, &convention),
     };
     match result {
         Ok(code) => code,
