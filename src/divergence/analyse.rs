@@ -79,6 +79,9 @@ struct Dist<'a> {
     unmatched: BTreeMap<String, usize>,
 }
 
+/// An aspect's result with its bootstrap replicates (None where undefined).
+type Scored = (AspectResult, Vec<Option<f64>>);
+
 /// Per aspect: model -> context id -> distribution.
 type ByModel<'a> = BTreeMap<String, BTreeMap<String, Dist<'a>>>;
 
@@ -89,7 +92,7 @@ pub fn analyse(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
     let mut skipped = vec![];
     let mut ref_summaries = vec![];
     let mut counts: BTreeMap<String, SampleCounts> = BTreeMap::new();
-    let mut per_model: BTreeMap<String, Vec<(AspectResult, Vec<Option<f64>>)>> = BTreeMap::new();
+    let mut per_model: BTreeMap<String, Vec<Scored>> = BTreeMap::new();
     let sampling = matches!(input.data, ModelData::Records(_));
 
     check_context_ids(input, &mut problems, &mut counts);
@@ -143,6 +146,22 @@ pub fn analyse(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
         }
         let (sl, sw) =
             (smoothing::smooth(&wl, &vocab, settings.smoothing), smoothing::smooth(&ww, &vocab, settings.smoothing));
+        if settings.smoothing == Smoothing::None {
+            for (culture, s) in [(LOCAL, &sl), (WESTERN, &sw)] {
+                let missing = dists
+                    .values()
+                    .flat_map(|m| m.values())
+                    .flat_map(|d| &d.probs)
+                    .find(|(g, p)| *p > 0.0 && !s.knows(g));
+                if let Some((g, _)) = missing {
+                    return Err(DivergenceError::Setting(format!(
+                        "smoothing none: the model gives probability to {:?} ({}), which the {culture} reference lacks, so CD would be infinite; use add-alpha or floor",
+                        index.display(g),
+                        aspect.id
+                    )));
+                }
+            }
+        }
         for (culture, rs, w, s) in [(LOCAL, &local, &wl, &sl), (WESTERN, &western, &ww, &sw)] {
             ref_summaries.push(ReferenceSummary {
                 aspect: aspect.id.clone(),
@@ -359,7 +378,7 @@ impl Scorer<'_> {
         probs.iter().filter(|(g, _)| !s.knows(g)).map(|p| p.1).sum()
     }
 
-    fn aspect(&self, dists: &BTreeMap<String, Dist>) -> Option<(AspectResult, Vec<Option<f64>>)> {
+    fn aspect(&self, dists: &BTreeMap<String, Dist>) -> Option<Scored> {
         let f = self.settings.unit.factor();
         let b = &self.settings.bootstrap;
         // Contexts in the probe set's order; those with no usable data are left out.

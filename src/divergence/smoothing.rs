@@ -6,6 +6,8 @@
 //!   or populations; for the Census percentages α is in percentage points).
 //! - floor ε: x(g) = max(w(g)/Σ w, ε) / Σ_V max(w/Σ w, ε).
 //!
+//! - none: the raw proportions; only for references that cover every filler.
+//!
 //! The report states the method and its parameter, and how much probability needed it: the
 //! reference mass put on fillers the reference lacks, and the model's mass on such fillers.
 
@@ -16,8 +18,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "kebab-case")]
 pub enum Smoothing {
-    AddAlpha { alpha: f64 },
-    Floor { epsilon: f64 },
+    AddAlpha {
+        alpha: f64,
+    },
+    Floor {
+        epsilon: f64,
+    },
+    /// No smoothing: x(g) = w(g)/Σw. An analysis refuses to run when the model puts
+    /// probability on a filler a reference lacks (CD would be infinite).
+    None,
 }
 
 impl Default for Smoothing {
@@ -48,6 +57,7 @@ impl Smoothing {
         let ok = match *self {
             Smoothing::AddAlpha { alpha } => alpha.is_finite() && alpha > 0.0,
             Smoothing::Floor { epsilon } => epsilon.is_finite() && epsilon > 0.0 && epsilon < 1.0,
+            Smoothing::None => true,
         };
         if ok {
             Ok(())
@@ -64,6 +74,7 @@ impl Smoothing {
             Smoothing::Floor { epsilon } => format!(
                 "probability floor ε = {epsilon}, then renormalised over the union vocabulary: x(g) ∝ max(w(g)/Σw, ε)"
             ),
+            Smoothing::None => "none: x(g) = w(g)/Σw (every filler the model names must be in both references)".into(),
         }
     }
 }
@@ -101,6 +112,11 @@ pub fn smooth(weights: &BTreeMap<String, f64>, vocab: &BTreeSet<String>, s: Smoo
             let denom = total + alpha * n;
             for g in vocab {
                 prob.insert(g.clone(), (weights.get(g).copied().unwrap_or(0.0) + alpha) / denom);
+            }
+        }
+        Smoothing::None => {
+            for g in vocab {
+                prob.insert(g.clone(), weights.get(g).copied().unwrap_or(0.0) / total);
             }
         }
         Smoothing::Floor { epsilon } => {
