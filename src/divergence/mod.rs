@@ -34,6 +34,7 @@ pub mod reference;
 pub mod result;
 pub mod sample;
 pub mod score;
+pub mod session;
 pub mod simulate;
 pub mod smoothing;
 
