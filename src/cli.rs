@@ -89,7 +89,7 @@ enum Command {
     },
     /// Cultural divergence CD = H(M,L) - H(M,W) from log-probabilities, sampled completions or
     /// the simulated model, against local and Western reference distributions.
-    Divergence(crate::cli_divergence::DivergenceArgs),
+    Divergence(Box<crate::cli_divergence::DivergenceArgs>),
     /// McNemar's test on a paired 2×2 table [[n00, n01], [n10, n11]] (b = n01, c = n10).
     Mcnemar {
         /// The four counts N00,N01,N10,N11.
