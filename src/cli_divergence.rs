@@ -2,12 +2,10 @@
 //! or from the simulated model with a cultural lean. Drives the same session as the page.
 
 use clap::Args;
-use evenhand::divergence::analyse::Settings;
-use evenhand::divergence::bootstrap::Bootstrap;
+use evenhand::divergence::analyse::SettingsText;
 use evenhand::divergence::builtin;
 use evenhand::divergence::session::{self, Session, SimRequest};
 use evenhand::divergence::simulate::Lean;
-use evenhand::divergence::{Smoothing, Unit};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -135,11 +133,15 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
     for p in &loaded.problems {
         eprintln!("{p}");
     }
-    let settings = Settings {
-        smoothing: Smoothing::parse(&a.smoothing).map_err(e)?,
-        unit: Unit::parse(&a.unit).ok_or_else(|| format!("--unit: expected nats or bits, found {:?}", a.unit))?,
-        bootstrap: Bootstrap { replicates: a.replicates, confidence: a.confidence, seed: a.seed },
-    };
+    let settings = SettingsText {
+        smoothing: a.smoothing.clone(),
+        unit: a.unit.clone(),
+        replicates: a.replicates,
+        confidence: a.confidence,
+        seed: a.seed,
+    }
+    .parse()
+    .map_err(|x| format!("--{x}"))?;
     let analysis = s.analyse(&settings).map_err(e)?.clone();
     for p in &analysis.problems {
         eprintln!("{p}");

@@ -26,6 +26,31 @@ pub struct Settings {
     pub bootstrap: Bootstrap,
 }
 
+/// Settings as the page and the CLI write them: smoothing and unit as text.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsText {
+    pub smoothing: String,
+    pub unit: String,
+    pub replicates: u32,
+    pub confidence: f64,
+    pub seed: u64,
+}
+
+impl SettingsText {
+    pub fn parse(&self) -> Result<Settings, DivergenceError> {
+        let unit = Unit::parse(&self.unit)
+            .ok_or_else(|| DivergenceError::Setting(format!("unit: expected nats or bits, found {:?}", self.unit)))?;
+        let s = Settings {
+            smoothing: Smoothing::parse(&self.smoothing)?,
+            unit,
+            bootstrap: Bootstrap { replicates: self.replicates, confidence: self.confidence, seed: self.seed },
+        };
+        s.check()?;
+        Ok(s)
+    }
+}
+
 impl Settings {
     pub fn check(&self) -> Result<(), DivergenceError> {
         self.smoothing.check()?;
