@@ -400,7 +400,8 @@ struct Scorer<'a> {
 
 impl Scorer<'_> {
     fn missing_mass(&self, probs: &[(String, f64)], s: &Smoothed) -> f64 {
-        probs.iter().filter(|(g, _)| !s.knows(g)).map(|p| p.1).sum()
+        // + 0.0: an empty f64 sum is -0.0, which would print as "-0".
+        probs.iter().filter(|(g, _)| !s.knows(g)).map(|p| p.1).sum::<f64>() + 0.0
     }
 
     fn aspect(&self, dists: &BTreeMap<String, Dist>) -> Option<Scored> {
