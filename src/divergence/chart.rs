@@ -22,7 +22,7 @@ pub fn context_chart(c: &ContextResult, model: &str, local: &str, western: &str)
     let mut x = 16.0;
     for (fill, name) in &legend {
         svg.rect(x, 34.0, 10.0, 10.0, fill);
-        let name = truncate(name, 30);
+        let name = truncate(name, 44);
         svg.text(x + 14.0, 43.0, &name, 11.0, "start", None);
         x += 24.0 + 6.2 * name.chars().count() as f64;
     }

@@ -30,6 +30,7 @@ pub mod chart;
 pub mod logprobs;
 pub mod normalise;
 pub mod probes;
+pub mod provider;
 pub mod reference;
 pub mod result;
 pub mod sample;

@@ -66,6 +66,7 @@ test("1. simulated sampling: the page shows the CLI's numbers", async ({ page })
   expect(await page.locator("#cd-chart").getAttribute("alt")).toContain("against both references");
   await expect(page.locator("#cd-comparison tbody tr")).toHaveCount(2);
   await shot(page, "divergence-sampling");
+  await page.locator("#cd-models").screenshot({ path: "target/e2e-results/screens/divergence-models.png" });
   await page.locator("#cd-chart").screenshot({ path: "target/e2e-results/screens/divergence-chart.png" });
 
   // Another context and model in the chart.
