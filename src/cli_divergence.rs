@@ -162,7 +162,7 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
         write(path, &s.chart(&model, &context).map_err(e)?)?;
     }
     if let Some(path) = &a.csv {
-        write(path, &session::results_csv(&analysis))?;
+        write(path, &evenhand::divergence::export::results_csv(&analysis))?;
     }
     #[derive(Serialize)]
     struct Out<'a> {

@@ -354,7 +354,7 @@ impl DivergenceSession {
     pub fn export(&self, format: &str) -> Result<String, JsValue> {
         let a = self.0.last().ok_or_else(|| fail("input", "nothing has been analysed yet", &()))?;
         match format {
-            "csv" => Ok(crate::divergence::session::results_csv(a)),
+            "csv" => Ok(crate::divergence::export::results_csv(a)),
             "json" => serde_json::to_string_pretty(a).map_err(|e| fail("output", &e.to_string(), &())),
             other => Err(fail("input", &format!("format: expected csv or json, found {other:?}"), &())),
         }

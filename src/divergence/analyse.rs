@@ -3,15 +3,15 @@
 //! forms, bootstrap intervals. The formulas are in [`super::score`], the resampling scheme in
 //! [`super::bootstrap`].
 
-use super::bootstrap::{self, Bootstrap, Samples, Unit as BootUnit};
+use super::bootstrap::{self, Bootstrap};
+use super::distribution::{from_logprobs, from_records};
 use super::logprobs::LogprobRow;
-use super::normalise::{Index, Via, key};
-use super::probes::{Aspect, Context, ProbeSet};
+use super::normalise::{Via, key};
+use super::probes::ProbeSet;
 use super::reference::Reference;
 use super::result::*;
-use super::sample::{self, Extracted};
-use super::score::{self, Terms};
-use super::smoothing::{self, Smoothed, Smoothing};
+use super::scorer::Scorer;
+use super::smoothing::{self, Smoothing};
 use super::{DivergenceError, LOCAL, WESTERN};
 use crate::formats::Problem;
 use crate::record::Record;
@@ -92,23 +92,8 @@ pub struct Input<'a> {
     pub data: &'a ModelData,
 }
 
-/// One context's model distribution for one model.
-struct Dist<'a> {
-    context: &'a Context,
-    /// (canonical filler, m_c(g)), sorted by filler.
-    probs: Vec<(String, f64)>,
-    /// ln of the raw mass (log-sum-exp of log-probs, or ln of the number of matched samples).
-    ln_mass: f64,
-    /// Sampling: the canonical filler of every matched sample.
-    draws: Option<Vec<String>>,
-    unmatched: BTreeMap<String, usize>,
-}
-
 /// An aspect's result with its bootstrap replicates (None where undefined).
-type Scored = (AspectResult, Vec<Option<f64>>);
-
-/// Per aspect: model -> context id -> distribution.
-type ByModel<'a> = BTreeMap<String, BTreeMap<String, Dist<'a>>>;
+pub type Scored = (AspectResult, Vec<Option<f64>>);
 
 pub fn analyse(input: &Input, settings: &Settings) -> Result<Analysis, DivergenceError> {
     settings.check()?;
@@ -294,214 +279,5 @@ fn check_context_ids(input: &Input, problems: &mut Vec<Problem>, counts: &mut BT
             )
             .in_field("context_id"),
         );
-    }
-}
-
-fn from_logprobs<'a>(
-    aspect: &'a Aspect,
-    rows: &[LogprobRow],
-    index: &mut Index,
-    counts: &mut BTreeMap<String, SampleCounts>,
-) -> ByModel<'a> {
-    let mut grouped: BTreeMap<(&str, &str), Vec<&LogprobRow>> = BTreeMap::new();
-    for r in rows {
-        if aspect.contexts.iter().any(|c| c.id == r.context) {
-            grouped.entry((r.model.as_str(), r.context.as_str())).or_default().push(r);
-        }
-    }
-    let mut out: ByModel = BTreeMap::new();
-    for ((model, cid), rows) in grouped {
-        let Some(context) = aspect.contexts.iter().find(|c| c.id == cid) else { continue };
-        let mut lps: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        let mut unmatched = BTreeMap::new();
-        for r in &rows {
-            let k = match index.canonical(&r.filler) {
-                Some(k) => k.to_string(),
-                None => {
-                    *unmatched.entry(r.filler.clone()).or_default() += 1;
-                    let k = key(&r.filler);
-                    index.remember_display(&k, &r.filler);
-                    k
-                }
-            };
-            if !k.is_empty() {
-                lps.entry(k).or_default().push(r.logprob);
-            }
-        }
-        // Two spellings of one filler (Warszawa, Warsaw) are two ways to say it: probabilities add.
-        let per: Vec<(String, f64)> = lps.into_iter().map(|(k, v)| (k, score::log_sum_exp(&v))).collect();
-        let all: Vec<f64> = per.iter().map(|p| p.1).collect();
-        let lse = score::log_sum_exp(&all);
-        let probs = per.into_iter().map(|(k, lp)| (k, libm::exp(lp - lse))).collect();
-        let c = counts.entry(model.to_string()).or_default();
-        c.matched += rows.len();
-        out.entry(model.to_string())
-            .or_default()
-            .insert(cid.to_string(), Dist { context, probs, ln_mass: lse, draws: None, unmatched });
-    }
-    out
-}
-
-fn from_records<'a>(
-    probes: &ProbeSet,
-    aspect: &'a Aspect,
-    records: &[Record],
-    index: &Index,
-    counts: &mut BTreeMap<String, SampleCounts>,
-) -> ByModel<'a> {
-    let mut out: ByModel = BTreeMap::new();
-    for r in records {
-        let Some(context) = aspect.contexts.iter().find(|c| c.id == r.case_id) else { continue };
-        let c = counts.entry(r.model.clone()).or_default();
-        let d = out.entry(r.model.clone()).or_default().entry(context.id.clone()).or_insert_with(|| Dist {
-            context,
-            probs: vec![],
-            ln_mass: f64::NEG_INFINITY,
-            draws: Some(vec![]),
-            unmatched: BTreeMap::new(),
-        });
-        if !sample::usable(r) {
-            c.not_ok += 1;
-            continue;
-        }
-        match sample::extract(context.prompt(&probes.slot), &r.response, index) {
-            Extracted::Matched { filler, .. } => {
-                c.matched += 1;
-                d.draws.get_or_insert_with(Vec::new).push(filler);
-            }
-            Extracted::Unmatched { text } => {
-                c.unmatched += 1;
-                *d.unmatched.entry(text).or_default() += 1;
-            }
-        }
-    }
-    for d in out.values_mut().flat_map(|m| m.values_mut()) {
-        let draws = d.draws.as_deref().unwrap_or(&[]);
-        let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
-        for g in draws {
-            *tally.entry(g).or_default() += 1;
-        }
-        let n = draws.len() as f64;
-        d.probs = tally.into_iter().map(|(g, k)| (g.to_string(), k as f64 / n)).collect();
-        d.ln_mass = if draws.is_empty() { f64::NEG_INFINITY } else { libm::log(n) };
-    }
-    out
-}
-
-struct Scorer<'a> {
-    aspect: &'a Aspect,
-    index: &'a Index,
-    l: &'a Smoothed,
-    w: &'a Smoothed,
-    settings: &'a Settings,
-    model: &'a str,
-    candidates: &'a [String],
-}
-
-impl Scorer<'_> {
-    fn missing_mass(&self, probs: &[(String, f64)], s: &Smoothed) -> f64 {
-        // + 0.0: an empty f64 sum is -0.0, which would print as "-0".
-        probs.iter().filter(|(g, _)| !s.knows(g)).map(|p| p.1).sum::<f64>() + 0.0
-    }
-
-    fn aspect(&self, dists: &BTreeMap<String, Dist>) -> Option<Scored> {
-        let f = self.settings.unit.factor();
-        let b = &self.settings.bootstrap;
-        // Contexts in the probe set's order; those with no usable data are left out.
-        let used: Vec<&Dist> =
-            self.aspect.contexts.iter().filter_map(|c| dists.get(&c.id)).filter(|d| !d.probs.is_empty()).collect();
-        let terms: Vec<Terms> = used.iter().map(|d| score::context_terms(&d.probs, self.l, self.w)).collect();
-        let s = score::aspect_score(used.iter().zip(&terms).map(|(d, t)| (d.context.culture.as_deref(), *t)))?;
-        let pooled_in: Vec<(&[(String, f64)], f64)> = used.iter().map(|d| (d.probs.as_slice(), d.ln_mass)).collect();
-        let (phl, phw) = score::pooled(&pooled_in, self.l, self.w)?;
-        let units: Vec<BootUnit> = used
-            .iter()
-            .zip(&terms)
-            .map(|(d, t)| BootUnit {
-                culture: d.context.culture.as_deref(),
-                terms: *t,
-                samples: d.draws.as_ref().map(|dr| self.samples(dr, &d.probs)),
-            })
-            .collect();
-        let reps =
-            bootstrap::aspect_replicates(&units, b, &[b"divergence", self.model.as_bytes(), self.aspect.id.as_bytes()]);
-        let finite: Vec<f64> = reps.iter().flatten().copied().collect();
-        let ci = bootstrap::interval(&finite, b.confidence);
-        let contexts: Vec<ContextResult> =
-            used.iter().zip(&terms).zip(&units).map(|((d, t), u)| self.context(d, t, u)).collect();
-        let mean = |g: fn(&ContextResult) -> f64| contexts.iter().map(g).sum::<f64>() / contexts.len() as f64;
-        let result = AspectResult {
-            aspect: self.aspect.id.clone(),
-            cd: Estimate { value: s.cd * f, low: ci.map(|c| c.0 * f), high: ci.map(|c| c.1 * f) },
-            h_local: s.h_local * f,
-            h_western: s.h_western * f,
-            kl_local: s.kl_local * f,
-            kl_western: s.kl_western * f,
-            entropy_term: s.entropy_term * f,
-            pooled_cd: (phl - phw) * f,
-            pooled_h_local: phl * f,
-            pooled_h_western: phw * f,
-            contexts_local: used.iter().filter(|d| d.context.counts_for(LOCAL)).count(),
-            contexts_western: used.iter().filter(|d| d.context.counts_for(WESTERN)).count(),
-            model_mass_smoothed_local: mean(|c| c.model_mass_smoothed_local),
-            model_mass_smoothed_western: mean(|c| c.model_mass_smoothed_western),
-            replicates_used: finite.len() as u32,
-            contexts,
-        };
-        Some((result, reps))
-    }
-
-    fn samples(&self, draws: &[String], probs: &[(String, f64)]) -> Samples {
-        let pos = |g: &str| probs.binary_search_by(|p| p.0.as_str().cmp(g)).unwrap_or(0);
-        Samples {
-            draws: draws.iter().map(|g| pos(g)).collect(),
-            nll_local: probs.iter().map(|(g, _)| -self.l.ln(g)).collect(),
-            nll_western: probs.iter().map(|(g, _)| -self.w.ln(g)).collect(),
-        }
-    }
-
-    fn context(&self, d: &Dist, t: &Terms, u: &BootUnit) -> ContextResult {
-        let f = self.settings.unit.factor();
-        let b = &self.settings.bootstrap;
-        let ci = u.samples.as_ref().and_then(|s| {
-            let reps =
-                bootstrap::context_replicates(s, b, &[b"divergence", self.model.as_bytes(), d.context.id.as_bytes()]);
-            bootstrap::interval(&reps, b.confidence)
-        });
-        // The context's fillers: those scored or sampled, plus (sampling) the filler table.
-        let mut support: BTreeSet<&str> = d.probs.iter().map(|p| p.0.as_str()).collect();
-        support.extend(self.candidates.iter().map(String::as_str).filter(|g| self.l.prob.contains_key(*g)));
-        let zl: f64 = support.iter().map(|g| self.l.prob.get(*g).copied().unwrap_or(0.0)).sum();
-        let zw: f64 = support.iter().map(|g| self.w.prob.get(*g).copied().unwrap_or(0.0)).sum();
-        let model_p = |g: &str| d.probs.iter().find(|p| p.0 == g).map(|p| p.1).unwrap_or(0.0);
-        let mut fillers: Vec<FillerShare> = support
-            .iter()
-            .map(|g| FillerShare {
-                filler: self.index.display(g),
-                model: model_p(g),
-                local: self.l.prob.get(*g).copied().unwrap_or(0.0) / zl,
-                western: self.w.prob.get(*g).copied().unwrap_or(0.0) / zw,
-            })
-            .collect();
-        fillers.sort_by(|a, b| {
-            b.model.total_cmp(&a.model).then(b.local.max(b.western).total_cmp(&a.local.max(a.western)))
-        });
-        fillers.truncate(12);
-        ContextResult {
-            context: d.context.id.clone(),
-            text: d.context.text.clone(),
-            form: d.context.form.clone(),
-            culture: d.context.culture.clone(),
-            cd: Estimate { value: t.cd() * f, low: ci.map(|c| c.0 * f), high: ci.map(|c| c.1 * f) },
-            h_local: t.h_local * f,
-            h_western: t.h_western * f,
-            entropy: t.entropy * f,
-            n: d.draws.as_ref().map(Vec::len).unwrap_or(d.probs.len()),
-            unmatched: d.unmatched.values().sum(),
-            unmatched_texts: d.unmatched.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-            model_mass_smoothed_local: self.missing_mass(&d.probs, self.l),
-            model_mass_smoothed_western: self.missing_mass(&d.probs, self.w),
-            fillers,
-        }
     }
 }
