@@ -85,9 +85,9 @@ export function createDivergence(call) {
     return {
       smoothing: method === "none" ? "none" : `${method}:${value}`,
       unit: $("cd-unit").value,
-      replicates: number("cd-replicates", "Bootstrap replicates", 0, 100000, true),
+      replicates: number("cd-replicates", "Resamples for the intervals", 0, 100000, true),
       confidence: number("cd-confidence", "Interval confidence", 0.5, 0.999),
-      seed: number("cd-seed", "Seed", 0, Number.MAX_SAFE_INTEGER, true),
+      seed: number("cd-seed", "Random seed", 0, Number.MAX_SAFE_INTEGER, true),
     };
   }
 
@@ -165,13 +165,13 @@ export function createDivergence(call) {
     let request;
     try {
       const common = {
-        jitter: number("cd-jitter", "Variation between contexts", 0, 10),
-        samples: number("cd-samples", "Completions per context", 1, 10000, true),
+        jitter: number("cd-jitter", "Variation between sentences", 0, 10),
+        samples: number("cd-samples", "Completions per sentence", 1, 10000, true),
         unmatched_rate: number("cd-unmatched-rate", "Share of replies naming no filler", 0, 1),
       };
       const models = [{ name: "A", lean: number("cd-lean-a", "Lean of model A", 0, 1), ...common }];
       if ($("cd-lean-b").value.trim() !== "") models.push({ name: "B", lean: number("cd-lean-b", "Lean of model B", 0, 1), ...common });
-      request = { mode: $("cd-mode").value, models, seed: number("cd-seed", "Seed", 0, Number.MAX_SAFE_INTEGER, true) };
+      request = { mode: $("cd-mode").value, models, seed: number("cd-seed", "Random seed", 0, Number.MAX_SAFE_INTEGER, true) };
     } catch (err) {
       showIn($("cd-data-result"), alert(el("p", { text: err.message })));
       return;
