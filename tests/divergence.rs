@@ -290,3 +290,38 @@ fn census_first_name_lists_load() {
     assert_eq!(male.entries.len(), 1219);
     assert_eq!(male.entries[0].0, "James");
 }
+
+#[test]
+fn geonames_alternate_names_match_exonyms_in_completions() {
+    let p = probes(&[("c1", "Mieszkam w {X}.", None)], &[]);
+    let geo = |id: u32, name: &str, alt: &str, pop: u32| {
+        let pop = pop.to_string();
+        let id = id.to_string();
+        [id.as_str(), name, name, alt, "0", "0", "P", "PPL", "PL", "", "", "", "", "", pop.as_str(), "", "", "", ""]
+            .join("\t")
+    };
+    let text = [geo(1, "Kraków", "Cracow,Krakau,KRK", 800), geo(2, "Gdańsk", "Danzig", 470)].join("\n");
+    let local = Reference::load("PL.txt", text.as_bytes(), None, None).unwrap();
+    assert_eq!(local.shape, Shape::Geonames);
+    let refs = vec![
+        Assigned { aspect: "names".into(), culture: "local".into(), reference: local },
+        reference("western", &[("Boston", 650.0)]),
+    ];
+    let records: Vec<Record> = ["Cracow.", "Danzig, dawniej.", "Boston!", "KRK"]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Record {
+            case_id: "c1".into(),
+            model: "m".into(),
+            sample_index: i as u32,
+            response: r.to_string(),
+            ..Record::default()
+        })
+        .collect();
+    let a = run(&p, &refs, ModelData::Records(records), &settings(Smoothing::AddAlpha { alpha: 0.5 }));
+    let c = &a.models[0].aspects[0].contexts[0];
+    assert_eq!(c.n, 3, "Cracow, Danzig and Boston are matched");
+    assert_eq!(c.unmatched_texts, vec![("KRK".to_string(), 1)], "codes are not aliases");
+    let names: Vec<&str> = c.fillers.iter().filter(|f| f.model > 0.0).map(|f| f.filler.as_str()).collect();
+    assert_eq!(names, vec!["Boston", "Kraków", "Gdańsk"], "equal model shares: the larger reference share first");
+}

@@ -129,6 +129,12 @@ pub fn analyse(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
                 index.add(name, name, Via::Reference);
             }
         }
+        for r in local.iter().chain(&western) {
+            for (alias, name) in &r.reference.aliases {
+                let base = index.display(&index.canonical_or_self(name));
+                index.add(alias, &base, Via::Alias);
+            }
+        }
         let weights = |rs: &[&Assigned]| {
             let mut w: BTreeMap<String, f64> = BTreeMap::new();
             for r in rs {

@@ -114,6 +114,10 @@ pub struct Reference {
     /// (name as written, weight), weights finite and > 0; repeated names are summed later.
     pub entries: Vec<(String, f64)>,
     pub problems: Vec<Problem>,
+    /// (other spelling, name): GeoNames alternate names in Latin script, for exonyms such as
+    /// Warsaw/Warszawa. Used after every table and reference name, so they never override one.
+    #[serde(skip)]
+    pub aliases: Vec<(String, String)>,
 }
 
 impl Reference {
@@ -133,7 +137,7 @@ impl Reference {
             return Err(DivergenceError::input(file, "the reference file is empty"));
         }
         let shape = shape.unwrap_or_else(|| Shape::detect(text));
-        let mut r = Reference { file: file.to_string(), shape, entries: vec![], problems: vec![] };
+        let mut r = Reference { file: file.to_string(), shape, entries: vec![], problems: vec![], aliases: vec![] };
         match shape {
             Shape::Table => r.read_table(text, columns, false)?,
             Shape::Pesel => r.read_table(text, columns, true)?,
@@ -296,11 +300,28 @@ impl Reference {
                 );
                 continue;
             }
-            if let Some(w) = self.weight(cells[14], line, 15, "population") {
+            if let Some(w) = self.weight(cells[14], line, 15, "population")
+                && w > 0.0
+            {
                 self.push(cells[1], w, line, 2);
+                let name = cells[1].trim();
+                for alt in
+                    cells[2].split(',').chain(cells[3].split(',')).map(str::trim).filter(|a| usable_alias(a, name))
+                {
+                    self.aliases.push((alt.to_string(), name.to_string()));
+                }
             }
         }
     }
+}
+
+/// An alternate name worth matching: Latin letters (with diacritics), spaces, hyphens and
+/// apostrophes only, at least three letters, not an all-capitals code such as WAW.
+fn usable_alias(alt: &str, name: &str) -> bool {
+    alt != name
+        && alt.chars().filter(|c| c.is_alphabetic()).count() >= 3
+        && alt.chars().all(|c| c.is_alphabetic() && (c as u32) < 0x250 || matches!(c, ' ' | '-' | '\'' | '.'))
+        && alt.chars().any(|c| c.is_lowercase())
 }
 
 /// "ANNA MARIA" -> "Anna Maria"; names already in mixed case stay as they are.
@@ -363,6 +384,8 @@ mod tests {
         let geo = load(&format!("{}\n", row.join("\t")), None).unwrap();
         assert_eq!(geo.shape, Shape::Geonames);
         assert_eq!(geo.entries, vec![("Kraków".to_string(), 804237.0)]);
+        let aliases: Vec<&str> = geo.aliases.iter().map(|a| a.0.as_str()).collect();
+        assert_eq!(aliases, vec!["Krakow", "Cracow", "Krakau"], "Latin-script alternate names become aliases");
         let pesel =
             load("IMIĘ_PIERWSZE;PŁEĆ;LICZBA_WYSTĄPIEŃ\nANNA;KOBIETA;100\nJAN MARIA;MĘŻCZYZNA;7\n", None).unwrap();
         assert_eq!(pesel.shape, Shape::Pesel);
