@@ -18,10 +18,14 @@
 //! when both cultures use the same contexts, and then CD = KL(M‖L) - KL(M‖W) exactly.
 //!
 //! The model's m_c comes either from log-probabilities of the filled contexts (scoring mode,
-//! [`logprobs`]) or from sampled completions (sampling mode, [`sample`]). References are
-//! loaded by [`reference`] and smoothed over the union vocabulary by [`smoothing`]; fillers are
-//! matched through [`normalise`] (case, diacritics, inflected forms, exonyms). [`score`] holds
-//! the formulas, [`bootstrap`] the intervals, [`analyse`] puts it together.
+//! [`logprobs`], with request helpers for echoing servers in [`provider`]) or from sampled
+//! completions (sampling mode, [`sample`]); [`distribution`] turns either into m_c per context.
+//! References are loaded by [`reference`] and smoothed over the union vocabulary by
+//! [`smoothing`]; fillers are matched through [`normalise`] (case, diacritics, inflected forms,
+//! exonyms). [`score`] holds the formulas, [`scorer`] applies them to one aspect,
+//! [`bootstrap`] gives the intervals, [`analyse`] puts it together, [`session`] is what the
+//! page and the CLI drive, [`simulate`] is the model with a known cultural lean, [`chart`] and
+//! [`export`] present the results, [`builtin`] holds the shipped data.
 
 pub mod analyse;
 pub mod bootstrap;

@@ -67,6 +67,8 @@ pub struct DataSummary {
     pub mode: String,
     pub rows: usize,
     pub models: Vec<String>,
+    /// Sampling: the temperatures the records state in their params (empty when none does).
+    pub temperatures: Vec<f64>,
     pub problems: Vec<Problem>,
 }
 
@@ -310,7 +312,22 @@ impl Session {
         };
         models.sort();
         models.dedup();
-        Some(DataSummary { file: self.data_name.clone(), mode: mode.into(), rows, models, problems: vec![] })
+        let mut temperatures: Vec<f64> = match self.data.as_ref()? {
+            ModelData::Records(r) => {
+                r.iter().filter_map(|x| x.params.get("temperature").and_then(|t| t.as_f64())).collect()
+            }
+            ModelData::Logprobs(_) => vec![],
+        };
+        temperatures.sort_by(f64::total_cmp);
+        temperatures.dedup();
+        Some(DataSummary {
+            file: self.data_name.clone(),
+            mode: mode.into(),
+            rows,
+            models,
+            temperatures,
+            problems: vec![],
+        })
     }
 }
 

@@ -53,7 +53,7 @@ test("1. simulated sampling: the page shows the CLI's numbers", async ({ page })
   await expect(page.locator("#cd-ref-table")).toContainText("PESEL");
   await page.getByRole("button", { name: "Run the simulated model" }).click();
   await expect(page.locator("#cd-results")).toBeVisible({ timeout: 30_000 });
-  await expect(page.locator("#cd-data-result")).toContainText("920 completions (sampling mode) from sim:A, sim:B");
+  await expect(page.locator("#cd-data-result")).toContainText("920 completions (sampling mode, temperature 1) from sim:A, sim:B");
   await expect(page.locator("#cd-summary")).toContainText("SIMULATED");
   await expect(page.locator("#cd-skipped")).toContainText("Aspect first_names left out");
   await expectSameNumbers(page, native);

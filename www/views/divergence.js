@@ -74,8 +74,9 @@ export function createDivergence(call) {
   }
 
   function dataLoaded(d) {
+    const temperature = d.temperatures.length ? `, temperature ${d.temperatures.join(", ")}` : "";
     return [ok(`${d.file}: ${plural(d.rows, d.mode === "scoring" ? "log-probability row" : "completion")} ` +
-      `(${d.mode} mode) from ${d.models.join(", ")}.`),
+      `(${d.mode} mode${temperature}) from ${d.models.join(", ")}.`),
       d.problems.length ? alert(el("p", { text: `${plural(d.problems.length, "row")} could not be read:` }), problems(d.problems)) : null];
   }
 
