@@ -4,6 +4,7 @@
 use clap::Args;
 use evenhand::divergence::analyse::SettingsText;
 use evenhand::divergence::builtin;
+use evenhand::divergence::reference::Columns;
 use evenhand::divergence::session::{self, Session, SimRequest};
 use evenhand::divergence::simulate::Lean;
 use serde::Serialize;
@@ -16,7 +17,7 @@ pub struct DivergenceArgs {
     probes: String,
     /// CULTURE[:ASPECT]=[SHAPE:]FILE, repeatable. CULTURE: local or western; ASPECT may be left
     /// out when the probe set has one aspect; SHAPE: table, ssa, census, geonames or pesel
-    /// (detected when absent). Given files replace the shipped reference of their pair;
+    /// (detected when absent), or table[name=COLUMN,weight=COLUMN] to map a table's columns. Given files replace the shipped reference of their pair;
     /// several for one pair add up.
     #[arg(long)]
     reference: Vec<String>,
@@ -66,13 +67,21 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
-/// `local:cities=pesel:file.csv` -> (culture, aspect, shape, path).
-fn parse_reference<'a>(
-    spec: &'a str,
-    aspects: &[String],
-) -> Result<(&'a str, String, Option<&'a str>, &'a str), String> {
+/// One `--reference` argument, taken apart.
+struct RefSpec<'a> {
+    culture: &'a str,
+    aspect: String,
+    shape: Option<&'a str>,
+    columns: Option<Columns>,
+    file: &'a str,
+}
+
+/// `local:cities=pesel:file.csv` or `local:cities=table[name=Stadt,weight=Einwohner]:de.csv`.
+fn parse_reference<'a>(spec: &'a str, aspects: &[String]) -> Result<RefSpec<'a>, String> {
     let bad = |why: &str| {
-        format!("--reference {spec:?}: {why}; expected CULTURE[:ASPECT]=[SHAPE:]FILE, e.g. local:cities=pl.tsv")
+        format!(
+            "--reference {spec:?}: {why}; expected CULTURE[:ASPECT]=[SHAPE:]FILE, e.g. local:cities=pl.tsv or local:cities=table[name=miasto,weight=ludnosc]:pl.csv"
+        )
     };
     let (lhs, rhs) = spec.split_once('=').ok_or_else(|| bad("no '='"))?;
     let (culture, aspect) = match lhs.split_once(':') {
@@ -80,14 +89,30 @@ fn parse_reference<'a>(
         None if aspects.len() == 1 => (lhs, aspects[0].clone()),
         None => return Err(bad(&format!("name the aspect, one of {}", aspects.join(", ")))),
     };
-    let (shape, file) = match rhs.split_once(':') {
-        Some((s, f)) if ["table", "ssa", "census", "geonames", "pesel"].contains(&s) => (Some(s), f),
-        _ => (None, rhs),
+    let mut columns = None;
+    let (shape, file) = if let Some(rest) = rhs.strip_prefix("table[") {
+        let (inside, file) =
+            rest.split_once("]:").ok_or_else(|| bad("table[...] must be followed by ':' and the file"))?;
+        let mut c = Columns::default();
+        for pair in inside.split(',').filter(|p| !p.trim().is_empty()) {
+            match pair.split_once('=').map(|(k, v)| (k.trim(), v.trim().to_string())) {
+                Some(("name", v)) => c.name = Some(v),
+                Some(("weight" | "count" | "population", v)) => c.weight = Some(v),
+                _ => return Err(bad(&format!("in table[...], expected name=COLUMN or weight=COLUMN, found {pair:?}"))),
+            }
+        }
+        columns = Some(c);
+        (Some("table"), file)
+    } else {
+        match rhs.split_once(':') {
+            Some((s, f)) if ["table", "ssa", "census", "geonames", "pesel"].contains(&s) => (Some(s), f),
+            _ => (None, rhs),
+        }
     };
     if file.is_empty() {
         return Err(bad("no file"));
     }
-    Ok((culture, aspect, shape, file))
+    Ok(RefSpec { culture, aspect, shape, columns, file })
 }
 
 pub fn run(a: &DivergenceArgs) -> Result<(), String> {
@@ -105,8 +130,9 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
     }
     let aspects: Vec<String> = state.probe_set.iter().flat_map(|p| p.aspects.iter().map(|x| x.id.clone())).collect();
     for spec in &a.reference {
-        let (culture, aspect, shape, file) = parse_reference(spec, &aspects)?;
-        let r = s.add_reference(culture, &aspect, file, &read(Path::new(file))?, shape, None).map_err(e)?;
+        let r = parse_reference(spec, &aspects)?;
+        let bytes = read(Path::new(r.file))?;
+        let r = s.add_reference(r.culture, &r.aspect, r.file, &bytes, r.shape, r.columns.as_ref()).map_err(e)?;
         for p in &r.problems {
             eprintln!("{p}");
         }

@@ -300,7 +300,8 @@ impl DivergenceSession {
         to_js(&self.0.load_probes(name, bytes).map_err(failed)?)
     }
 
-    /// `shape`: auto (or absent), table, ssa, census, geonames or pesel.
+    /// `shape`: auto (or absent), table, ssa, census, geonames or pesel; `columns`: null or
+    /// {name, weight} naming a table's columns.
     pub fn add_reference(
         &mut self,
         culture: &str,
@@ -308,8 +309,11 @@ impl DivergenceSession {
         name: &str,
         bytes: &[u8],
         shape: Option<String>,
+        columns: JsValue,
     ) -> Result<JsValue, JsValue> {
-        to_js(&self.0.add_reference(culture, aspect, name, bytes, shape.as_deref(), None).map_err(failed)?)
+        let columns: Option<crate::divergence::reference::Columns> =
+            if columns.is_null() || columns.is_undefined() { None } else { Some(from_js("columns", columns)?) };
+        to_js(&self.0.add_reference(culture, aspect, name, bytes, shape.as_deref(), columns.as_ref()).map_err(failed)?)
     }
 
     pub fn clear_references(&mut self) {

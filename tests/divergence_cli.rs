@@ -96,6 +96,18 @@ fn references_from_the_command_line_and_located_errors() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("expected a name column") && err.contains("Stadt, Einwohner, x"), "{err}");
+    let (code, _, err) = evenhand(&[
+        "divergence",
+        "--probes",
+        "de-western",
+        "--reference",
+        &format!("local:cities=table[name=Stadt,weight=Einwohner]:{}", de.display()),
+        "--simulate",
+        "scoring",
+        "--replicates",
+        "10",
+    ]);
+    assert_eq!(code, 0, "mapped columns: {err}");
     std::fs::write(&de, "city;population\nBerlin;100\nHamburg;fünfzig\n").unwrap();
     let (code, out, err) = evenhand(&[
         "divergence",

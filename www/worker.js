@@ -58,7 +58,8 @@ const ops = {
   // The Divergence tab.
   cdUseBuiltin: (id) => cd().use_builtin(id),
   cdLoadProbes: (name, data) => cd().load_probes(name, bytes(data)),
-  cdAddReference: (culture, aspect, name, data, shape) => cd().add_reference(culture, aspect, name, bytes(data), shape ?? undefined),
+  cdAddReference: (culture, aspect, name, data, shape, columns) =>
+    cd().add_reference(culture, aspect, name, bytes(data), shape ?? undefined, columns ?? null),
   cdClearReferences: () => cd().clear_references(),
   cdLoadLogprobs: (name, data) => cd().load_logprobs(name, bytes(data)),
   cdLoadRecords: (name, data) => cd().load_records(name, bytes(data)),

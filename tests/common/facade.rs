@@ -187,12 +187,26 @@ pub fn divergence_session_refuses_garbage_and_matches_the_core() {
             })
             .collect();
         let _ = d.load_probes("p.json", &bytes);
-        let _ = d.add_reference("local", "cities", "r.csv", &bytes, None);
+        let _ = d.add_reference("local", "cities", "r.csv", &bytes, None, JsValue::NULL);
         let _ = d.load_logprobs("l.csv", &bytes);
         let _ = d.load_records("r.csv", &bytes);
     }
-    assert!(d.add_reference("martian", "cities", "r.csv", b"name,count\nA,1\n", None).is_err());
-    assert!(d.add_reference("local", "cities", "r.csv", b"name,count\nA,1\n", Some("xml".into())).is_err());
+    assert!(d.add_reference("martian", "cities", "r.csv", b"name,count\nA,1\n", None, JsValue::NULL).is_err());
+    assert!(
+        d.add_reference("local", "cities", "r.csv", b"name,count\nA,1\n", Some("xml".into()), JsValue::NULL).is_err()
+    );
+    for g in garbage() {
+        let r = d.add_reference("local", "cities", "r.csv", b"Stadt,Leute\nA,1\n", Some("table".into()), g.clone());
+        assert!(r.is_err() || g.is_undefined(), "add_reference accepted columns {g:?}");
+    }
+    let columns = Object::new();
+    Reflect::set(&columns, &"name".into(), &"Stadt".into()).unwrap();
+    Reflect::set(&columns, &"weight".into(), &"Leute".into()).unwrap();
+    assert!(
+        d.add_reference("local", "cities", "r.csv", b"Stadt,Leute\nA,1\n", Some("table".into()), columns.into())
+            .is_ok()
+    );
+    d.clear_references();
     // A real run: the facade's numbers are the core's numbers.
     d.use_builtin("pl-western").unwrap();
     let request = Object::new();

@@ -115,6 +115,14 @@ test("3. bad files are located and the earlier state is kept", async ({ page }) 
     name: "pl.csv", mimeType: "text/csv", buffer: Buffer.from("city;people\nKraków;800000\n"),
   });
   await expect(page.locator("#cd-ref-result")).toContainText("pl.csv:1: field weight: expected a weight column");
+  // Naming the column makes the same file load.
+  await page.getByLabel("Count or population column (optional)").fill("people");
+  await page.getByLabel("Upload a reference").setInputFiles({
+    name: "pl.csv", mimeType: "text/csv", buffer: Buffer.from("city;people\nKraków;800000\n"),
+  });
+  await expect(page.locator("#cd-ref-result")).toContainText("pl.csv: 1 row read as table, the local reference for cities");
+  await page.getByLabel("Count or population column (optional)").fill("");
+  await page.getByRole("button", { name: "Back to the shipped references" }).click();
   await page.getByLabel("Or upload a probe set (JSON)").setInputFiles({
     name: "p.json", mimeType: "application/json", buffer: Buffer.from('{"format": "evenhand-divergence-probes", "version": 2}'),
   });

@@ -141,8 +141,13 @@ export function createDivergence(call) {
     const out = [];
     for (const file of files) {
       try {
+        const name = $("cd-ref-name-col").value.trim();
+        const weight = $("cd-ref-weight-col").value.trim();
+        // Column names only mean something for a plain table; they make the shape one.
+        const columns = name || weight ? { name: name || null, weight: weight || null } : null;
+        const shape = columns ? "table" : $("cd-ref-shape").value;
         const r = await call("cdAddReference", $("cd-ref-culture").value, $("cd-ref-aspect").value, file.name,
-          await file.arrayBuffer(), $("cd-ref-shape").value);
+          await file.arrayBuffer(), shape, columns);
         out.push(ok(`${r.file}: ${plural(r.rows, "row")} read as ${r.shape}, the ${r.culture} reference for ${r.aspect}.`));
         if (r.problems.length) out.push(alert(el("p", { text: `${plural(r.problems.length, "row")} were not read:` }), problems(r.problems)));
       } catch (err) {
