@@ -116,6 +116,7 @@ test("3. bad files are located and the earlier state is kept", async ({ page }) 
   });
   await expect(page.locator("#cd-ref-result")).toContainText("pl.csv:1: field weight: expected a weight column");
   // Naming the column makes the same file load.
+  await page.selectOption("#cd-ref-aspect", "cities");
   await page.getByLabel("Count or population column (optional)").fill("people");
   await page.getByLabel("Upload a reference").setInputFiles({
     name: "pl.csv", mimeType: "text/csv", buffer: Buffer.from("city;people\nKraków;800000\n"),
