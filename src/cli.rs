@@ -87,6 +87,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Cultural divergence CD = H(M,L) - H(M,W) from log-probabilities, sampled completions or
+    /// the simulated model, against local and Western reference distributions.
+    Divergence(Box<crate::cli_divergence::DivergenceArgs>),
     /// McNemar's test on a paired 2×2 table [[n00, n01], [n10, n11]] (b = n01, c = n10).
     Mcnemar {
         /// The four counts N00,N01,N10,N11.
@@ -358,6 +361,7 @@ pub fn main() -> ExitCode {
             power::power(&q).map_err(Failure::from).and_then(|p| print_json(&p)).map(|_| ExitCode::SUCCESS)
         }
         Command::Mcnemar { table, method, convention } => mcnemar(&table, &method, &convention),
+        Command::Divergence(args) => crate::cli_divergence::run(&args).map(|_| ExitCode::SUCCESS).map_err(Failure),
     };
     match result {
         Ok(code) => code,

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod bbq;
 pub mod bundle;
 pub mod demo;
+pub mod divergence;
 pub mod formats;
 pub mod oracle;
 pub mod record;

@@ -2,6 +2,7 @@
 //! on stderr and a non-zero exit when something is wrong.
 
 mod cli;
+mod cli_divergence;
 
 fn main() -> std::process::ExitCode {
     cli::main()

@@ -275,3 +275,98 @@ impl Default for BbqSession {
         Self::new()
     }
 }
+
+/// One open cultural-divergence analysis; the page's worker holds one.
+#[wasm_bindgen]
+pub struct DivergenceSession(crate::divergence::session::Session);
+
+#[wasm_bindgen]
+impl DivergenceSession {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> DivergenceSession {
+        DivergenceSession(Default::default())
+    }
+
+    /// The ids of the built-in probe sets.
+    pub fn builtin_probe_sets() -> Vec<String> {
+        crate::divergence::builtin::PROBE_SETS.iter().map(|p| p.0.to_string()).collect()
+    }
+
+    pub fn use_builtin(&mut self, id: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.0.use_builtin(id).map_err(failed)?)
+    }
+
+    pub fn load_probes(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_probes(name, bytes).map_err(failed)?)
+    }
+
+    /// `shape`: auto (or absent), table, ssa, census, geonames or pesel; `columns`: null or
+    /// {name, weight} naming a table's columns.
+    pub fn add_reference(
+        &mut self,
+        culture: &str,
+        aspect: &str,
+        name: &str,
+        bytes: &[u8],
+        shape: Option<String>,
+        columns: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let columns: Option<crate::divergence::reference::Columns> =
+            if columns.is_null() || columns.is_undefined() { None } else { Some(from_js("columns", columns)?) };
+        to_js(&self.0.add_reference(culture, aspect, name, bytes, shape.as_deref(), columns.as_ref()).map_err(failed)?)
+    }
+
+    pub fn clear_references(&mut self) {
+        self.0.clear_references();
+    }
+
+    pub fn load_logprobs(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_logprobs(name, bytes).map_err(failed)?)
+    }
+
+    pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_records(name, bytes).map_err(failed)?)
+    }
+
+    /// `request`: {mode: "scoring" | "sampling", models: [{name, lean, ...}], seed}.
+    pub fn simulate(&mut self, request: JsValue) -> Result<JsValue, JsValue> {
+        let r: crate::divergence::session::SimRequest = from_js("simulate request", request)?;
+        to_js(&self.0.simulate(&r).map_err(failed)?)
+    }
+
+    /// `settings`: {smoothing: "add-alpha:0.5", unit: "nats", replicates, confidence, seed}.
+    pub fn analyse(&mut self, settings: JsValue) -> Result<JsValue, JsValue> {
+        let t: crate::divergence::analyse::SettingsText = from_js("settings", settings)?;
+        let s = t.parse().map_err(failed)?;
+        to_js(self.0.analyse(&s).map_err(failed)?)
+    }
+
+    pub fn chart(&self, model: &str, context: &str) -> Result<String, JsValue> {
+        self.0.chart(model, context).map_err(failed)
+    }
+
+    pub fn state(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.state())
+    }
+
+    /// The model data (log-probability table or records) as CSV.
+    pub fn data_csv(&self) -> Result<String, JsValue> {
+        self.0.data_csv().map_err(failed)
+    }
+
+    /// The last results as CSV or JSON.
+    pub fn export(&self, format: &str) -> Result<String, JsValue> {
+        let a = self.0.last().ok_or_else(|| fail("input", "nothing has been analysed yet", &()))?;
+        match format {
+            "csv" => Ok(crate::divergence::export::results_csv(a)),
+            "json" => serde_json::to_string_pretty(a).map_err(|e| fail("output", &e.to_string(), &())),
+            other => Err(fail("input", &format!("format: expected csv or json, found {other:?}"), &())),
+        }
+    }
+}
+
+impl Default for DivergenceSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}

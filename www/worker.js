@@ -1,11 +1,13 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { Workspace, BbqSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
+import init, { Workspace, BbqSession, DivergenceSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
 
 let ws;
 let session; // made on first use, so the demo on load does not wait for it
 const bbq = () => (session ??= new BbqSession());
+let divergence; // the Divergence tab's session, made on first use
+const cd = () => (divergence ??= new DivergenceSession());
 const ready = init().then(
   () => {
     ws = new Workspace(); // opens on the built-in demo
@@ -52,6 +54,21 @@ const ops = {
   bbqSetBootstrap: (settings) => bbq().set_bootstrap(settings),
   bbqView: () => bbq().view(),
   bbqRows: (query) => bbq().rows(query ?? null),
+
+  // The Divergence tab.
+  cdUseBuiltin: (id) => cd().use_builtin(id),
+  cdLoadProbes: (name, data) => cd().load_probes(name, bytes(data)),
+  cdAddReference: (culture, aspect, name, data, shape, columns) =>
+    cd().add_reference(culture, aspect, name, bytes(data), shape ?? undefined, columns ?? null),
+  cdClearReferences: () => cd().clear_references(),
+  cdLoadLogprobs: (name, data) => cd().load_logprobs(name, bytes(data)),
+  cdLoadRecords: (name, data) => cd().load_records(name, bytes(data)),
+  cdSimulate: (request) => cd().simulate(request),
+  cdAnalyse: (settings) => cd().analyse(settings),
+  cdChart: (model, context) => cd().chart(model, context),
+  cdState: () => cd().state(),
+  cdDataCsv: () => cd().data_csv(),
+  cdExport: (format) => cd().export(format),
 };
 
 // Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS

@@ -20,11 +20,12 @@ macro_rules! all_facade_tests {
             load_reports_lines_and_keeps_earlier_records,
             unknown_csv_asks_for_a_mapping,
             share_and_bundle_round_trip,
+            divergence_session_refuses_garbage_and_matches_the_core,
         );
     };
 }
 
-use evenhand::web::{self, BbqSession, Workspace};
+use evenhand::web::{self, BbqSession, DivergenceSession, Workspace};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -158,4 +159,109 @@ pub fn share_and_bundle_round_trip() {
     let summary = other.open_bundle("b.json", &bundle, None, None).unwrap();
     assert_eq!(Reflect::get(&summary, &"identical".into()).unwrap().as_bool(), Some(true));
     assert_eq!(Reflect::get(&summary, &"records_rebuilt".into()).unwrap().as_bool(), Some(true));
+}
+
+pub fn divergence_session_refuses_garbage_and_matches_the_core() {
+    let mut d = DivergenceSession::new();
+    // Nothing loaded: every step says so instead of trapping.
+    assert!(d.analyse(JsValue::NULL).is_err());
+    assert!(d.chart("m", "c").is_err());
+    assert!(d.export("json").is_err());
+    assert!(d.load_logprobs("l.csv", b"context_id,filler,logprob\nc,x,-1\n").is_err(), "no probe set yet");
+    assert!(d.use_builtin("xx-western").is_err());
+    assert!(DivergenceSession::builtin_probe_sets().contains(&"pl-western".to_string()));
+    d.use_builtin("pl-western").unwrap();
+    for g in garbage() {
+        assert!(d.simulate(g.clone()).is_err(), "simulate accepted {g:?}");
+        assert!(d.analyse(g.clone()).is_err(), "analyse accepted {g:?}");
+    }
+    const ALPHABET: &[u8] = b",;\t\"\n{}[]:ab\xff0-=@'";
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..60 {
+        let bytes: Vec<u8> = (0..(round * 11) % 200)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                ALPHABET[(state % ALPHABET.len() as u64) as usize]
+            })
+            .collect();
+        let _ = d.load_probes("p.json", &bytes);
+        let _ = d.add_reference("local", "cities", "r.csv", &bytes, None, JsValue::NULL);
+        let _ = d.load_logprobs("l.csv", &bytes);
+        let _ = d.load_records("r.csv", &bytes);
+    }
+    assert!(d.add_reference("martian", "cities", "r.csv", b"name,count\nA,1\n", None, JsValue::NULL).is_err());
+    assert!(
+        d.add_reference("local", "cities", "r.csv", b"name,count\nA,1\n", Some("xml".into()), JsValue::NULL).is_err()
+    );
+    for g in garbage() {
+        let r = d.add_reference("local", "cities", "r.csv", b"Stadt,Leute\nA,1\n", Some("table".into()), g.clone());
+        assert!(r.is_err() || g.is_undefined(), "add_reference accepted columns {g:?}");
+    }
+    let columns = Object::new();
+    Reflect::set(&columns, &"name".into(), &"Stadt".into()).unwrap();
+    Reflect::set(&columns, &"weight".into(), &"Leute".into()).unwrap();
+    assert!(
+        d.add_reference("local", "cities", "r.csv", b"Stadt,Leute\nA,1\n", Some("table".into()), columns.into())
+            .is_ok()
+    );
+    d.clear_references();
+    // A real run: the facade's numbers are the core's numbers.
+    d.use_builtin("pl-western").unwrap();
+    let request = Object::new();
+    Reflect::set(&request, &"mode".into(), &"sampling".into()).unwrap();
+    let model = Object::new();
+    Reflect::set(&model, &"name".into(), &"m".into()).unwrap();
+    Reflect::set(&model, &"lean".into(), &JsValue::from_f64(0.25)).unwrap();
+    Reflect::set(&model, &"samples".into(), &JsValue::from_f64(10.0)).unwrap();
+    Reflect::set(&request, &"models".into(), &Array::of1(&model)).unwrap();
+    Reflect::set(&request, &"seed".into(), &JsValue::from_f64(3.0)).unwrap();
+    d.simulate(request.into()).unwrap();
+    let settings = Object::new();
+    for (k, v) in [
+        ("smoothing", JsValue::from_str("add-alpha:0.5")),
+        ("unit", "nats".into()),
+        ("replicates", 100.into()),
+        ("confidence", JsValue::from_f64(0.95)),
+        ("seed", 3.into()),
+    ] {
+        Reflect::set(&settings, &k.into(), &v).unwrap();
+    }
+    let here: serde_json::Value = serde_wasm_bindgen::from_value(d.analyse(settings.into()).unwrap()).unwrap();
+    use evenhand::divergence::{
+        analyse::SettingsText,
+        session::{Session, SimRequest},
+        simulate::Lean,
+    };
+    let mut core = Session::default();
+    core.use_builtin("pl-western").unwrap();
+    let lean = Lean { name: "m".into(), lean: 0.25, samples: 10, ..Lean::default() };
+    core.simulate(&SimRequest { mode: "sampling".into(), models: vec![lean], seed: 3 }).unwrap();
+    let s = SettingsText {
+        smoothing: "add-alpha:0.5".into(),
+        unit: "nats".into(),
+        replicates: 100,
+        confidence: 0.95,
+        seed: 3,
+    }
+    .parse()
+    .unwrap();
+    let native = serde_json::to_value(core.analyse(&s).unwrap()).unwrap();
+    assert!(same(&here["models"], &native["models"]), "the facade's numbers differ from the core's");
+    assert!(d.chart("sim:m", "pl-city-01").unwrap().starts_with("<svg"));
+    assert!(d.export("csv").unwrap().starts_with("model,level"));
+    assert!(d.export("xlsx").is_err());
+}
+
+/// JSON equality where numbers compare as f64: JavaScript has one number type, so 0.0 comes
+/// back from the page as the integer 0.
+fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Number(x), Number(y)) => x.as_f64() == y.as_f64(),
+        (Array(x), Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        (Object(x), Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        _ => a == b,
+    }
 }
