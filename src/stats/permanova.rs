@@ -182,7 +182,7 @@ impl PermanovaJob {
             sums: vec![0.0; grouping.count()],
             grouping,
         };
-        job.ss_t = match &job.kernel {
+        job.ss_t = match &mut job.kernel {
             Kernel::Fast(k) => k.total_ss(),
             Kernel::Matrix(k) => k.total_ss(),
         };

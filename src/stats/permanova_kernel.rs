@@ -11,21 +11,29 @@ use super::multivariate::{Grouping, Vectors};
 /// At most this many permutations share one pass over the data.
 pub(crate) const BLOCK: usize = 16;
 
-/// Keep the block's group-sum accumulators within this many bytes (about L2 size).
-const ACC_BYTES: usize = 256 * 1024;
-
 /// The vector path: SS_B = Σ_g ‖S_g‖²/n_g on centred rows, where S_g is the sum of group g's
 /// rows. The largest group's sum is never accumulated: it is the total minus the others.
+///
+/// Layout: the columns are cut into tiles of W values and stored tile-major (all rows of
+/// tile 0, then all rows of tile 1, …), so one tile of every row (n·W·8 bytes, kept near
+/// 1 MB) stays in L2 while a block of permutations sums its members, and a member's W values
+/// are added into W accumulators held in registers. Per permutation and tile the order is
+/// fixed: members in index order, tiles in column order.
 pub(crate) struct GroupSums {
-    x: Vectors,
+    n: usize,
+    w: usize,
+    tiles: usize,
+    data: Vec<f64>,
+    /// Column sums of all rows, padded to whole tiles.
     total: Vec<f64>,
     /// Accumulator slot of each group, or NONE for the group left out.
     slot: Vec<usize>,
+    group_of_slot: Vec<usize>,
     skipped: usize,
     inv: Vec<f64>,
-    block: usize,
-    acc: Vec<f64>,
-    scratch: Vec<f64>,
+    /// Members of each (permutation, slot), rebuilt for every block.
+    members: Vec<Vec<u32>>,
+    sq: Vec<f64>,
 }
 
 const NONE: usize = usize::MAX;
@@ -33,82 +41,127 @@ const NONE: usize = usize::MAX;
 impl GroupSums {
     /// `x` must already be centred on its grand mean (for accuracy, not correctness).
     pub(crate) fn new(x: Vectors, grouping: &Grouping) -> GroupSums {
-        let dim = x.dim();
-        let mut total = vec![0.0; dim];
-        for row in x.rows() {
-            add(&mut total, row);
+        let (n, dim) = (x.len(), x.dim());
+        // W = 16 keeps the accumulators in registers (8 SSE2 or 4 AVX registers); the
+        // tile of every row stays within TILE_BYTES.
+        let w = if n * 8 * 16 <= TILE_BYTES { 16 } else { 8 };
+        let tiles = dim.div_ceil(w);
+        let mut data = vec![0.0; tiles * n * w];
+        for (i, row) in x.rows().enumerate() {
+            for (t, chunk) in row.chunks(w).enumerate() {
+                data[(t * n + i) * w..][..chunk.len()].copy_from_slice(chunk);
+            }
+        }
+        let mut total = vec![0.0; tiles * w];
+        for t in 0..tiles {
+            for i in 0..n {
+                add(&mut total[t * w..(t + 1) * w], &data[(t * n + i) * w..][..w]);
+            }
         }
         let skipped = (0..grouping.count()).max_by_key(|&g| (grouping.sizes[g], usize::MAX - g)).unwrap_or(0);
         let mut slot = vec![NONE; grouping.count()];
-        let mut s = 0;
+        let mut group_of_slot = vec![];
         for (g, sl) in slot.iter_mut().enumerate() {
             if g != skipped {
-                *sl = s;
-                s += 1;
+                *sl = group_of_slot.len();
+                group_of_slot.push(g);
             }
         }
-        let per_perm = s * dim * 8;
-        let block = (ACC_BYTES / per_perm.max(1)).clamp(1, BLOCK);
         let inv = grouping.sizes.iter().map(|&m| 1.0 / m as f64).collect();
-        GroupSums { x, total, slot, skipped, inv, block, acc: vec![0.0; block * s * dim], scratch: vec![0.0; dim] }
+        let members = vec![Vec::with_capacity(n); BLOCK * group_of_slot.len()];
+        GroupSums { n, w, tiles, data, total, slot, group_of_slot, skipped, inv, members, sq: vec![0.0; n] }
     }
 
     pub(crate) fn block(&self) -> usize {
-        self.block
+        BLOCK
     }
 
     /// Σ_i ‖x_i‖² of the centred rows: SS_T.
-    pub(crate) fn total_ss(&self) -> f64 {
+    pub(crate) fn total_ss(&mut self) -> f64 {
+        let (n, w) = (self.n, self.w);
+        self.sq.fill(0.0);
+        for t in 0..self.tiles {
+            for (i, s) in self.sq.iter_mut().enumerate() {
+                let r = &self.data[(t * n + i) * w..][..w];
+                *s += super::multivariate::dot(r, r);
+            }
+        }
         let mut acc = [0.0f64; 4];
-        for (i, row) in self.x.rows().enumerate() {
-            acc[i % 4] += super::multivariate::dot(row, row);
+        for (i, s) in self.sq.iter().enumerate() {
+            acc[i % 4] += s;
         }
         (acc[0] + acc[1]) + (acc[2] + acc[3])
     }
 
-    /// SS_B for `out.len()` (≤ block) relabellings.
+    /// SS_B for `out.len()` (≤ BLOCK) relabellings.
     pub(crate) fn between(&mut self, labels: &[u32], out: &mut [f64]) {
-        let (n, dim, bs) = (self.x.len(), self.x.dim(), out.len());
-        let slots = self.slot.len() - 1;
-        let acc = &mut self.acc[..bs * slots * dim];
-        acc.fill(0.0);
-        for (i, row) in self.x.rows().enumerate() {
-            for b in 0..bs {
-                let s = self.slot[labels[b * n + i] as usize];
+        let (n, bs, slots) = (self.n, out.len(), self.group_of_slot.len());
+        for m in &mut self.members {
+            m.clear();
+        }
+        for b in 0..bs {
+            for (i, &l) in labels[b * n..(b + 1) * n].iter().enumerate() {
+                let s = self.slot[l as usize];
                 if s != NONE {
-                    let at = (b * slots + s) * dim;
-                    add(&mut acc[at..at + dim], row);
+                    self.members[b * slots + s].push(i as u32);
                 }
             }
         }
-        for (b, o) in out.iter_mut().enumerate() {
-            self.scratch.copy_from_slice(&self.total);
-            let mut ss = 0.0;
-            for (g, &s) in self.slot.iter().enumerate() {
-                if s == NONE {
-                    continue;
+        out.fill(0.0);
+        if self.w == 16 { self.tile_pass::<16>(out) } else { self.tile_pass::<8>(out) }
+    }
+
+    fn tile_pass<const W: usize>(&self, out: &mut [f64]) {
+        let (n, slots) = (self.n, self.group_of_slot.len());
+        for t in 0..self.tiles {
+            let rows: &[[f64; W]] = as_rows(&self.data[t * n * W..(t + 1) * n * W]);
+            let total: &[f64; W] = self.total[t * W..][..W].try_into().unwrap_or(&[0.0; W]);
+            for (b, o) in out.iter_mut().enumerate() {
+                let mut rest = *total;
+                let mut ss = 0.0;
+                for s in 0..slots {
+                    let mut acc = [0.0f64; W];
+                    for &i in &self.members[b * slots + s] {
+                        let Some(r) = rows.get(i as usize) else { continue };
+                        for k in 0..W {
+                            acc[k] += r[k];
+                        }
+                    }
+                    ss += norm2(&acc) * self.inv[self.group_of_slot[s]];
+                    for k in 0..W {
+                        rest[k] -= acc[k];
+                    }
                 }
-                let sum = &acc[(b * slots + s) * dim..][..dim];
-                ss += super::multivariate::dot(sum, sum) * self.inv[g];
-                sub(&mut self.scratch, sum);
+                ss += norm2(&rest) * self.inv[self.skipped];
+                *o += ss;
             }
-            ss += super::multivariate::dot(&self.scratch, &self.scratch) * self.inv[self.skipped];
-            *o = ss;
         }
     }
 }
+
+/// A tile block seen as rows of W values.
+fn as_rows<const W: usize>(block: &[f64]) -> &[[f64; W]] {
+    let (rows, _) = block.as_chunks::<W>();
+    rows
+}
+
+/// Σ a_k² in index order (a plain loop: the accumulators stay in their lanes).
+#[inline]
+fn norm2<const W: usize>(a: &[f64; W]) -> f64 {
+    let mut s = 0.0;
+    for x in a {
+        s += x * x;
+    }
+    s
+}
+
+/// Target size of one tile of every row.
+const TILE_BYTES: usize = 1 << 20;
 
 #[inline]
 fn add(acc: &mut [f64], row: &[f64]) {
     for (a, x) in acc.iter_mut().zip(row) {
         *a += *x;
-    }
-}
-
-#[inline]
-fn sub(acc: &mut [f64], row: &[f64]) {
-    for (a, x) in acc.iter_mut().zip(row) {
-        *a -= *x;
     }
 }
 
