@@ -54,10 +54,10 @@ pub fn generate(rows: usize, dim: usize) -> Vec<f64> {
 }
 
 fn load_or_generate(path: &str, rows: usize, dim: usize) -> Vec<f64> {
-    if let Ok(bytes) = std::fs::read(path) {
-        if bytes.len() == rows * dim * 8 {
-            return bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
-        }
+    if let Ok(bytes) = std::fs::read(path)
+        && bytes.len() == rows * dim * 8
+    {
+        return bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
     }
     let data = generate(rows, dim);
     let _ = std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap());
