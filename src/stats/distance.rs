@@ -11,7 +11,7 @@
 //! Euclidean and chord run on the vectors without a matrix (see `permanova`); cosine and the
 //! bug build the matrix.
 
-use super::multivariate::{MultivariateError, Result, Vectors, dot};
+use super::multivariate::{MAX_MATRIX_POINTS, MultivariateError, Result, Vectors, dot};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -88,9 +88,7 @@ impl DistanceMatrix {
     /// symmetric within [`SYMMETRY_TOLERANCE`]. The upper triangle is kept.
     pub fn from_square<R: AsRef<[f64]>>(rows: &[R]) -> Result<DistanceMatrix> {
         let n = rows.len();
-        if n < 2 {
-            return Err(MultivariateError::TooFewPoints { found: n });
-        }
+        check_size(n)?;
         for (i, r) in rows.iter().enumerate() {
             let r = r.as_ref();
             if r.len() != n {
@@ -125,9 +123,7 @@ impl DistanceMatrix {
     /// is why negative entries are not refused here: they can only come from the bug).
     pub fn from_vectors(v: &Vectors, distance: Distance) -> Result<DistanceMatrix> {
         let n = v.len();
-        if n < 2 {
-            return Err(MultivariateError::TooFewPoints { found: n });
-        }
+        check_size(n)?;
         let unit = match distance {
             Distance::Euclidean => None,
             _ => Some(normalised(v, distance)?),
@@ -168,6 +164,16 @@ impl DistanceMatrix {
             std::cmp::Ordering::Greater => self.d[offset(self.n, j) + (i - j - 1)],
         }
     }
+}
+
+fn check_size(n: usize) -> Result<()> {
+    if n < 2 {
+        return Err(MultivariateError::TooFewPoints { found: n });
+    }
+    if n > MAX_MATRIX_POINTS {
+        return Err(MultivariateError::MatrixTooLarge { n, max: MAX_MATRIX_POINTS });
+    }
+    Ok(())
 }
 
 /// Where row i's strict upper part starts in the condensed layout.

@@ -7,6 +7,10 @@ use serde::Serialize;
 /// needed here, and the bound keeps a mistyped count from hanging the page.
 pub const MAX_PERMUTATIONS: usize = 1_000_000;
 
+/// The matrix path keeps n(n − 1)/2 squared distances (8 bytes each): at most about 450 MB,
+/// within the browser's 4 GB of wasm memory with room to spare.
+pub const MAX_MATRIX_POINTS: usize = 10_000;
+
 /// Every way a multivariate test can refuse its input. Never a panic.
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -43,6 +47,10 @@ pub enum MultivariateError {
         "distance matrix: row {row}, column {column} is {a} but row {column}, column {row} is {b}; expected a symmetric matrix"
     )]
     Asymmetric { row: usize, column: usize, a: f64, b: f64 },
+    #[error(
+        "{n} points are too many for a distance matrix (at most {max}); use euclidean or chord distance on the vectors"
+    )]
+    MatrixTooLarge { n: usize, max: usize },
     #[error("all distances are zero, so there is no variation to partition")]
     NoVariation,
     #[error("the job has run {done} of {total} permutations; advance it to the end first")]
