@@ -216,3 +216,22 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     }
     ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouping_keeps_given_names_and_refuses_an_empty_group() {
+        let g = Grouping::with_names(&["ko", "en", "ko"], &["en".into(), "ko".into()], 3).unwrap();
+        assert_eq!(
+            (g.names.clone(), g.sizes.clone(), g.of.clone()),
+            (vec!["en".into(), "ko".into()], vec![1, 2], vec![1, 0, 1])
+        );
+        assert_eq!(
+            Grouping::with_names(&["ko", "en", "ko"], &["en".into(), "ko".into(), "hi".into()], 3),
+            Err(MultivariateError::EmptyGroup { group: "hi".into() })
+        );
+        assert_eq!(dot(&[1.0; 11], &[2.0; 11]), 22.0);
+    }
+}

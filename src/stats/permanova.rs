@@ -146,10 +146,15 @@ impl PermanovaJob {
         let grouping = Grouping::new(groups, n)?;
         let (kernel, distance, z, negative_squared) = match input {
             Input::Vectors(v, d) if d.is_euclidean() => {
-                let mut x = if d == Distance::Chord { normalised(v, d)? } else { v.clone() };
-                centre(&mut x);
-                let z = permdisp::distances_to_centroids(&x, &grouping);
-                (Kernel::Fast(GroupSums::new(x, &grouping)), Some(d), z, 0)
+                let unit;
+                let x = if d == Distance::Chord {
+                    unit = normalised(v, d)?;
+                    &unit
+                } else {
+                    v
+                };
+                let z = permdisp::distances_to_centroids(x, &grouping);
+                (Kernel::Fast(GroupSums::new(x, &column_means(x), &grouping)), Some(d), z, 0)
             }
             Input::Vectors(v, d) => {
                 let dm = DistanceMatrix::from_vectors(v, d)?;
@@ -306,19 +311,14 @@ pub fn permanova<S: AsRef<str>>(input: Input<'_>, groups: &[S], options: Options
     job.result()
 }
 
-/// Subtracts the column means (summed in row order).
-fn centre(x: &mut Vectors) {
-    let (n, dim) = (x.len(), x.dim());
-    let mut mean = vec![0.0; dim];
+/// The column means (summed in row order).
+fn column_means(x: &Vectors) -> Vec<f64> {
+    let mut mean = vec![0.0; x.dim()];
     for row in x.rows() {
         for (m, v) in mean.iter_mut().zip(row) {
             *m += v;
         }
     }
-    mean.iter_mut().for_each(|m| *m /= n as f64);
-    for row in x.rows_mut() {
-        for (v, m) in row.iter_mut().zip(&mean) {
-            *v -= m;
-        }
-    }
+    mean.iter_mut().for_each(|m| *m /= x.len() as f64);
+    mean
 }

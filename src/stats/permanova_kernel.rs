@@ -41,8 +41,8 @@ pub(crate) struct GroupSums {
 const NONE: usize = usize::MAX;
 
 impl GroupSums {
-    /// `x` must already be centred on its grand mean (for accuracy, not correctness).
-    pub(crate) fn new(x: Vectors, grouping: &Grouping) -> GroupSums {
+    /// Stores x − `mean` (centring is for accuracy: the sums of squares then do not cancel).
+    pub(crate) fn new(x: &Vectors, mean: &[f64], grouping: &Grouping) -> GroupSums {
         let (n, dim) = (x.len(), x.dim());
         // W = 16 keeps the accumulators in registers (8 SSE2 or 4 AVX registers); the
         // tile of every row stays within TILE_BYTES.
@@ -50,8 +50,10 @@ impl GroupSums {
         let tiles = dim.div_ceil(w);
         let mut data = vec![0.0; tiles * n * w];
         for (i, row) in x.rows().enumerate() {
-            for (t, chunk) in row.chunks(w).enumerate() {
-                data[(t * n + i) * w..][..chunk.len()].copy_from_slice(chunk);
+            for (t, (chunk, m)) in row.chunks(w).zip(mean.chunks(w)).enumerate() {
+                for ((d, v), m) in data[(t * n + i) * w..][..chunk.len()].iter_mut().zip(chunk).zip(m) {
+                    *d = v - m;
+                }
             }
         }
         let mut total = vec![0.0; tiles * w];
