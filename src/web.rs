@@ -276,7 +276,8 @@ impl Default for BbqSession {
     }
 }
 
-/// A PERMANOVA query from the page. The numbers travel separately as a Float64Array:
+/// A PERMANOVA query from the page. The numbers travel separately as a Float64Array (taken
+/// as a Vec, so the copy wasm-bindgen makes is the only one):
 /// vectors row-major with `dim` values each, or (with `matrix: true`) a square distance
 /// matrix row-major.
 #[derive(serde::Deserialize)]
@@ -295,7 +296,7 @@ struct PermanovaQuery {
     seed: Option<u64>,
 }
 
-fn permanova_job(query: JsValue, values: &[f64]) -> Result<crate::stats::permanova::PermanovaJob, JsValue> {
+fn permanova_job(query: JsValue, values: Vec<f64>) -> Result<crate::stats::permanova::PermanovaJob, JsValue> {
     use crate::stats::distance::DistanceMatrix;
     use crate::stats::multivariate::{MultivariateError, Vectors};
     use crate::stats::permanova::{Input, Options, PermanovaJob};
@@ -316,14 +317,14 @@ fn permanova_job(query: JsValue, values: &[f64]) -> Result<crate::stats::permano
         PermanovaJob::new(Input::Matrix(&dm), &q.groups, options).map_err(failed)
     } else {
         let dim = q.dim.ok_or_else(|| fail("input", "permanova query: expected dim (values per vector)", &()))?;
-        let v = Vectors::from_flat(dim, values.to_vec()).map_err(failed)?;
+        let v = Vectors::from_flat(dim, values).map_err(failed)?;
         PermanovaJob::new(Input::Vectors(&v, q.distance), &q.groups, options).map_err(failed)
     }
 }
 
 /// PERMANOVA with PERMDISP in one call (the report of `stats::permanova`).
 #[wasm_bindgen]
-pub fn permanova(query: JsValue, values: &[f64]) -> Result<JsValue, JsValue> {
+pub fn permanova(query: JsValue, values: Vec<f64>) -> Result<JsValue, JsValue> {
     let mut job = permanova_job(query, values)?;
     job.advance(usize::MAX);
     to_js(&job.result().map_err(failed)?)
@@ -337,7 +338,7 @@ pub struct PermanovaRun(crate::stats::permanova::PermanovaJob);
 #[wasm_bindgen]
 impl PermanovaRun {
     #[wasm_bindgen(constructor)]
-    pub fn new(query: JsValue, values: &[f64]) -> Result<PermanovaRun, JsValue> {
+    pub fn new(query: JsValue, values: Vec<f64>) -> Result<PermanovaRun, JsValue> {
         Ok(PermanovaRun(permanova_job(query, values)?))
     }
 
@@ -353,7 +354,7 @@ impl PermanovaRun {
 
 /// A 2-D PCA of vectors (row-major, `dim` values each): {points, explained, iterations}.
 #[wasm_bindgen]
-pub fn pca_2d(dim: u32, values: &[f64]) -> Result<JsValue, JsValue> {
-    let v = crate::stats::multivariate::Vectors::from_flat(dim as usize, values.to_vec()).map_err(failed)?;
+pub fn pca_2d(dim: u32, values: Vec<f64>) -> Result<JsValue, JsValue> {
+    let v = crate::stats::multivariate::Vectors::from_flat(dim as usize, values).map_err(failed)?;
     to_js(&crate::stats::pca::pca_2d(&v).map_err(failed)?)
 }

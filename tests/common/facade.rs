@@ -175,11 +175,11 @@ pub fn permanova_gives_the_native_bits() {
     for distance in ["euclidean", "chord", "cosine"] {
         let mut query = golden["query"].clone();
         query["distance"] = distance.into();
-        let here = web::permanova(json_to_js(&query), &values).expect("permanova");
+        let here = web::permanova(json_to_js(&query), values.clone()).expect("permanova");
         let here: serde_json::Value = serde_wasm_bindgen::from_value(here).unwrap();
         assert_eq!(here, golden[distance], "{distance}: the browser's PERMANOVA differs from the native one");
         // A chunk at a time, as the worker runs it: the same bits.
-        let mut run = web::PermanovaRun::new(json_to_js(&query), &values).expect("job");
+        let mut run = web::PermanovaRun::new(json_to_js(&query), values.clone()).expect("job");
         loop {
             let p = run.advance(37).unwrap();
             let done = Reflect::get(&p, &"done".into()).unwrap().as_f64().unwrap();
@@ -191,20 +191,20 @@ pub fn permanova_gives_the_native_bits() {
         let chunked: serde_json::Value = serde_wasm_bindgen::from_value(run.result().unwrap()).unwrap();
         assert_eq!(chunked, golden[distance], "{distance}: chunked");
     }
-    let pca = web::pca_2d(6, &values).expect("pca");
+    let pca = web::pca_2d(6, values.clone()).expect("pca");
     let points = Array::from(&Reflect::get(&pca, &"points".into()).unwrap());
     assert_eq!(points.length(), 45);
 }
 
 pub fn permanova_refuses_bad_input_without_trapping() {
     for g in garbage() {
-        assert!(web::permanova(g.clone(), &[1.0, 2.0]).is_err(), "permanova accepted {g:?}");
-        assert!(web::PermanovaRun::new(g.clone(), &[1.0, 2.0]).is_err(), "PermanovaRun accepted {g:?}");
+        assert!(web::permanova(g.clone(), vec![1.0, 2.0]).is_err(), "permanova accepted {g:?}");
+        assert!(web::PermanovaRun::new(g.clone(), vec![1.0, 2.0]).is_err(), "PermanovaRun accepted {g:?}");
     }
     let q = |text: &str| json_to_js(&serde_json::from_str(text).unwrap());
     let two = r#"{"dim": 2, "groups": ["a", "a", "b", "b"]}"#;
     let ok = [0.0, 1.0, 1.0, 0.0, 5.0, 5.0, 6.0, 4.0];
-    assert!(web::permanova(q(two), &ok).is_ok());
+    assert!(web::permanova(q(two), ok.to_vec()).is_ok());
     let cases: Vec<(&str, Vec<f64>, &str)> = vec![
         (two, vec![0.0, 1.0, 1.0, f64::NAN, 5.0, 5.0, 6.0, 4.0], "row 1, column 1"),
         (two, ok[..7].to_vec(), "expected 2 values"),
@@ -218,10 +218,10 @@ pub fn permanova_refuses_bad_input_without_trapping() {
         (r#"{"dim": 0, "groups": ["a", "b"]}"#, vec![], "2 points"),
     ];
     for (query, values, expect) in cases {
-        let err = web::permanova(q(query), &values).unwrap_err();
+        let err = web::permanova(q(query), values).unwrap_err();
         assert!(message(&err).contains(expect), "{query}: {:?} lacks {expect:?}", message(&err));
     }
-    assert!(web::pca_2d(0, &[]).is_err());
-    assert!(web::pca_2d(2, &[1.0]).is_err());
-    assert!(web::pca_2d(2, &[1.0, f64::INFINITY, 0.0, 0.0]).is_err());
+    assert!(web::pca_2d(0, vec![]).is_err());
+    assert!(web::pca_2d(2, vec![1.0]).is_err());
+    assert!(web::pca_2d(2, vec![1.0, f64::INFINITY, 0.0, 0.0]).is_err());
 }
