@@ -2,7 +2,8 @@
 //! Euclidean distance (the fast path). Args: N D P (default 1000 768 999). The data are
 //! generated deterministically and written to bench/out/permanova_<2N>x<D>.f64 (raw
 //! little-endian f64, row-major; first N rows are group A), which bench/cases/permanova_skbio.py
-//! and bench/web/permanova.mjs read too. Reading is not timed. Prints JSON: seconds,
+//! and bench/web/permanova.mjs read too. Reading is not timed; the best of REPEAT (3) runs
+//! is reported. Prints JSON: seconds,
 //! peak_rss_mb, p, and sample [[F, PERMDISP F]] for the cross-check.
 //! bench-size: 1000
 
@@ -18,13 +19,22 @@ fn main() {
     let data = load_or_generate(&path, 2 * n, dim);
     let labels: Vec<&str> = (0..2 * n).map(|i| if i < n { "A" } else { "B" }).collect();
     let v = Vectors::from_flat(dim, data).expect("finite data");
-    let start = Instant::now();
-    let mut job =
-        PermanovaJob::new(Input::Vectors(&v, Distance::Euclidean), &labels, Options { permutations: perms, seed: 42 })
-            .expect("valid input");
-    job.advance(perms);
-    let r = job.result().expect("finished");
-    let seconds = start.elapsed().as_secs_f64();
+    // The best of REPEAT runs (default 3): the machine is shared, and the best run is the
+    // one least disturbed by others.
+    let repeat = std::env::var("REPEAT").ok().and_then(|r| r.parse::<usize>().ok()).unwrap_or(3).max(1);
+    let mut seconds = f64::INFINITY;
+    let mut report = None;
+    for _ in 0..repeat {
+        let start = Instant::now();
+        let options = Options { permutations: perms, seed: 42 };
+        let mut job =
+            PermanovaJob::new(Input::Vectors(&v, Distance::Euclidean), &labels, options).expect("valid input");
+        job.advance(perms);
+        let r = job.result().expect("finished");
+        seconds = seconds.min(start.elapsed().as_secs_f64());
+        report = Some(r);
+    }
+    let r = report.expect("at least one run");
     println!(
         "{}",
         serde_json::json!({
