@@ -54,7 +54,7 @@ build_wasm() {
   rm -rf www/pkg
   wasm-bindgen --target web --no-typescript --out-dir www/pkg target/wasm32-unknown-unknown/release/evenhand.wasm
   # binaryen from npm: Debian's binaryen 108 silently breaks wasm-bindgen 0.2.130 output.
-  npx --no-install wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  npx --no-install wasm-opt -Oz --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types www/pkg/evenhand_bg.wasm -o www/pkg/evenhand_bg.wasm
   local raw gz
   raw=$(stat -c %s www/pkg/evenhand_bg.wasm)

@@ -7,9 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=target/bench-venv
 # Each case states its size in a "bench-size: N" line of its .rs file; BENCH_SIZE overrides.
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import statsmodels, datasets, lm_eval" 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import statsmodels, datasets, lm_eval, skbio" 2>/dev/null; then
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q numpy statsmodels datasets
+  "$VENV/bin/pip" install -q numpy statsmodels datasets scikit-bio
   # lm-eval without its dependencies: only its BBQ metric functions are used (numpy, datasets).
   "$VENV/bin/pip" install -q --no-deps lm-eval
 fi

@@ -102,6 +102,26 @@ enum Command {
         #[arg(long, default_value = "statsmodels")]
         convention: String,
     },
+    /// One-way PERMANOVA (pseudo-F, R², permutation p) with PERMDISP, on embeddings or a
+    /// distance matrix, grouped by an id,group file.
+    Permanova {
+        /// Embeddings: CSV (id,v0,v1,… or id,embedding with a JSON array) or JSONL.
+        #[arg(long, conflicts_with = "distances", required_unless_present = "distances")]
+        embeddings: Option<PathBuf>,
+        /// A square distance matrix as CSV: a corner cell and the ids, then one row per id.
+        #[arg(long)]
+        distances: Option<PathBuf>,
+        /// CSV with columns id and group.
+        #[arg(long)]
+        groups: PathBuf,
+        /// euclidean, chord, cosine, or cosine-similarity-bug (the MSQAD code's bug, labelled).
+        #[arg(long, default_value = "euclidean")]
+        distance: String,
+        #[arg(long, default_value_t = 999)]
+        permutations: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 /// An error for the user: what went wrong, already located.
@@ -347,6 +367,54 @@ fn mcnemar(table: &str, method: &str, convention: &str) -> Result<ExitCode, Fail
     Ok(ExitCode::SUCCESS)
 }
 
+fn permanova(
+    embeddings: Option<PathBuf>,
+    distances: Option<PathBuf>,
+    groups: &Path,
+    distance: &str,
+    permutations: usize,
+    seed: u64,
+) -> Result<ExitCode, Failure> {
+    use evenhand::formats::embeddings as emb;
+    use evenhand::stats::distance::{Distance, DistanceMatrix};
+    use evenhand::stats::multivariate::Vectors;
+    use evenhand::stats::permanova::{self, Input, Options};
+    let groups_name = groups.display().to_string();
+    let group_rows = emb::read_groups(&groups_name, &read(groups)?)?;
+    let options = Options { permutations, seed };
+    let (unused, report) = if let Some(path) = embeddings {
+        let d = Distance::parse(distance).ok_or_else(|| {
+            Failure(format!(
+                "--distance: expected euclidean, chord, cosine or cosine-similarity-bug, found {distance:?}"
+            ))
+        })?;
+        let name = path.display().to_string();
+        let table = emb::read_embeddings(&name, &read(&path)?)?;
+        let (labels, unused) = emb::labels_for(&table.ids, &group_rows, &groups_name)?;
+        let v = Vectors::from_flat(table.dim, table.values).map_err(|e| Failure(format!("{name}: {e}")))?;
+        let r = permanova::permanova(Input::Vectors(&v, d), &labels, options)
+            .map_err(|e| Failure(format!("{name}: {e}")))?;
+        (unused, r)
+    } else {
+        let path = distances.ok_or_else(|| Failure("expected --embeddings or --distances".into()))?;
+        let name = path.display().to_string();
+        let (ids, rows) = emb::read_distance_matrix(&name, &read(&path)?)?;
+        let dm = DistanceMatrix::from_square(&rows).map_err(|e| Failure(format!("{name}: {e}")))?;
+        let (labels, unused) = emb::labels_for(&ids, &group_rows, &groups_name)?;
+        let r =
+            permanova::permanova(Input::Matrix(&dm), &labels, options).map_err(|e| Failure(format!("{name}: {e}")))?;
+        (unused, r)
+    };
+    if !unused.is_empty() {
+        eprintln!("{groups_name}: {} ids have no vector and were ignored (first: {:?})", unused.len(), unused[0]);
+    }
+    if let Some(w) = report.warning {
+        eprintln!("evenhand: {w}");
+    }
+    print_json(&report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -362,6 +430,9 @@ pub fn main() -> ExitCode {
         }
         Command::Mcnemar { table, method, convention } => mcnemar(&table, &method, &convention),
         Command::Divergence(args) => crate::cli_divergence::run(&args).map(|_| ExitCode::SUCCESS).map_err(Failure),
+        Command::Permanova { embeddings, distances, groups, distance, permutations, seed } => {
+            permanova(embeddings, distances, &groups, &distance, permutations, seed)
+        }
     };
     match result {
         Ok(code) => code,

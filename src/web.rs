@@ -370,3 +370,85 @@ impl Default for DivergenceSession {
         Self::new()
     }
 }
+/// A PERMANOVA query from the page. The numbers travel separately as a Float64Array (taken
+/// as a Vec, so the copy wasm-bindgen makes is the only one):
+/// vectors row-major with `dim` values each, or (with `matrix: true`) a square distance
+/// matrix row-major.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PermanovaQuery {
+    groups: Vec<String>,
+    #[serde(default)]
+    dim: Option<usize>,
+    #[serde(default)]
+    matrix: bool,
+    #[serde(default)]
+    distance: crate::stats::distance::Distance,
+    #[serde(default)]
+    permutations: Option<usize>,
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+fn permanova_job(query: JsValue, values: Vec<f64>) -> Result<crate::stats::permanova::PermanovaJob, JsValue> {
+    use crate::stats::distance::DistanceMatrix;
+    use crate::stats::multivariate::{MultivariateError, Vectors};
+    use crate::stats::permanova::{Input, Options, PermanovaJob};
+    let q: PermanovaQuery = from_js("permanova query", query)?;
+    let defaults = Options::default();
+    let options = Options {
+        permutations: q.permutations.unwrap_or(defaults.permutations),
+        seed: q.seed.unwrap_or(defaults.seed),
+    };
+    if q.matrix {
+        let n = q.groups.len();
+        if n.checked_mul(n) != Some(values.len()) {
+            let found = values.len();
+            return Err(failed(MultivariateError::NotSquare { row: 0, found, n }));
+        }
+        let rows: Vec<&[f64]> = if n == 0 { vec![] } else { values.chunks(n).collect() };
+        let dm = DistanceMatrix::from_square(&rows).map_err(failed)?;
+        PermanovaJob::new(Input::Matrix(&dm), &q.groups, options).map_err(failed)
+    } else {
+        let dim = q.dim.ok_or_else(|| fail("input", "permanova query: expected dim (values per vector)", &()))?;
+        let v = Vectors::from_flat(dim, values).map_err(failed)?;
+        PermanovaJob::new(Input::Vectors(&v, q.distance), &q.groups, options).map_err(failed)
+    }
+}
+
+/// PERMANOVA with PERMDISP in one call (the report of `stats::permanova`).
+#[wasm_bindgen]
+pub fn permanova(query: JsValue, values: Vec<f64>) -> Result<JsValue, JsValue> {
+    let mut job = permanova_job(query, values)?;
+    job.advance(usize::MAX);
+    to_js(&job.result().map_err(failed)?)
+}
+
+/// The same computation a chunk at a time, for a progress bar and a cancel button in the
+/// worker; chunking does not change a single bit of the result.
+#[wasm_bindgen]
+pub struct PermanovaRun(crate::stats::permanova::PermanovaJob);
+
+#[wasm_bindgen]
+impl PermanovaRun {
+    #[wasm_bindgen(constructor)]
+    pub fn new(query: JsValue, values: Vec<f64>) -> Result<PermanovaRun, JsValue> {
+        Ok(PermanovaRun(permanova_job(query, values)?))
+    }
+
+    /// Runs up to `count` more permutations; returns {done, total}.
+    pub fn advance(&mut self, count: u32) -> Result<JsValue, JsValue> {
+        to_js(&self.0.advance(count as usize))
+    }
+
+    pub fn result(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.result().map_err(failed)?)
+    }
+}
+
+/// A 2-D PCA of vectors (row-major, `dim` values each): {points, explained, iterations}.
+#[wasm_bindgen]
+pub fn pca_2d(dim: u32, values: Vec<f64>) -> Result<JsValue, JsValue> {
+    let v = crate::stats::multivariate::Vectors::from_flat(dim as usize, values).map_err(failed)?;
+    to_js(&crate::stats::pca::pca_2d(&v).map_err(failed)?)
+}

@@ -1,6 +1,7 @@
 //! Reading and writing the record table: CSV, JSONL and JSON, with every problem located.
 
 pub mod csv_table;
+pub mod embeddings;
 pub mod json_records;
 pub mod mapping;
 pub mod problem;

@@ -1,7 +1,15 @@
 //! Statistics: deterministic, documented, and the same bits on every target.
 
 pub mod correction;
+pub mod distance;
+pub mod fdist;
 pub mod mcnemar;
+pub mod multivariate;
 pub mod normal;
+pub mod pca;
+pub mod permanova;
+mod permanova_kernel;
+pub mod permdisp;
+pub mod permutation;
 pub mod power;
 pub mod proportion;

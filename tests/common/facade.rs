@@ -21,6 +21,8 @@ macro_rules! all_facade_tests {
             unknown_csv_asks_for_a_mapping,
             share_and_bundle_round_trip,
             divergence_session_refuses_garbage_and_matches_the_core,
+            permanova_gives_the_native_bits,
+            permanova_refuses_bad_input_without_trapping,
         );
     };
 }
@@ -32,6 +34,8 @@ use wasm_bindgen::JsValue;
 /// The numbers the native build computes for the demo (tests/golden, checked natively too).
 const GOLDEN: &str = include_str!("../golden/demo_analysis.json");
 const GOLDEN_CHART: &str = include_str!("../golden/demo_chart.svg");
+/// PERMANOVA on a fixed data set, computed natively (tests/golden_permanova.rs).
+const GOLDEN_PERMANOVA: &str = include_str!("../golden/permanova.json");
 
 fn garbage() -> Vec<JsValue> {
     let obj = Object::new();
@@ -264,4 +268,64 @@ fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
         (Object(x), Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
         _ => a == b,
     }
+fn json_to_js(value: &serde_json::Value) -> JsValue {
+    use serde::Serialize;
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap()
+}
+
+pub fn permanova_gives_the_native_bits() {
+    let golden: serde_json::Value = serde_json::from_str(GOLDEN_PERMANOVA).unwrap();
+    let values: Vec<f64> = serde_json::from_value(golden["values"].clone()).unwrap();
+    for distance in ["euclidean", "chord", "cosine"] {
+        let mut query = golden["query"].clone();
+        query["distance"] = distance.into();
+        let here = web::permanova(json_to_js(&query), values.clone()).expect("permanova");
+        let here: serde_json::Value = serde_wasm_bindgen::from_value(here).unwrap();
+        assert_eq!(here, golden[distance], "{distance}: the browser's PERMANOVA differs from the native one");
+        // A chunk at a time, as the worker runs it: the same bits.
+        let mut run = web::PermanovaRun::new(json_to_js(&query), values.clone()).expect("job");
+        loop {
+            let p = run.advance(37).unwrap();
+            let done = Reflect::get(&p, &"done".into()).unwrap().as_f64().unwrap();
+            if done >= 499.0 {
+                break;
+            }
+            assert!(run.result().is_err(), "a result before the last permutation");
+        }
+        let chunked: serde_json::Value = serde_wasm_bindgen::from_value(run.result().unwrap()).unwrap();
+        assert_eq!(chunked, golden[distance], "{distance}: chunked");
+    }
+    let pca = web::pca_2d(6, values.clone()).expect("pca");
+    let points = Array::from(&Reflect::get(&pca, &"points".into()).unwrap());
+    assert_eq!(points.length(), 45);
+}
+
+pub fn permanova_refuses_bad_input_without_trapping() {
+    for g in garbage() {
+        assert!(web::permanova(g.clone(), vec![1.0, 2.0]).is_err(), "permanova accepted {g:?}");
+        assert!(web::PermanovaRun::new(g.clone(), vec![1.0, 2.0]).is_err(), "PermanovaRun accepted {g:?}");
+    }
+    let q = |text: &str| json_to_js(&serde_json::from_str(text).unwrap());
+    let two = r#"{"dim": 2, "groups": ["a", "a", "b", "b"]}"#;
+    let ok = [0.0, 1.0, 1.0, 0.0, 5.0, 5.0, 6.0, 4.0];
+    assert!(web::permanova(q(two), ok.to_vec()).is_ok());
+    let cases: Vec<(&str, Vec<f64>, &str)> = vec![
+        (two, vec![0.0, 1.0, 1.0, f64::NAN, 5.0, 5.0, 6.0, 4.0], "row 1, column 1"),
+        (two, ok[..7].to_vec(), "expected 2 values"),
+        (r#"{"dim": 2, "groups": ["a", "a", "a", "a"]}"#, ok.to_vec(), "at least 2 groups"),
+        (r#"{"dim": 2, "groups": ["a", "b"]}"#, ok.to_vec(), "4 points but 2 labels"),
+        (r#"{"dim": 2, "groups": ["a", "a", "b", "b"], "permutations": 0}"#, ok.to_vec(), "permutations"),
+        (r#"{"groups": ["a", "a", "b", "b"]}"#, ok.to_vec(), "dim"),
+        (r#"{"dim": 2, "groups": ["a", "a", "b", "b"], "distance": "manhattan"}"#, ok.to_vec(), "manhattan"),
+        (r#"{"groups": ["a", "b"], "matrix": true}"#, vec![0.0, 1.0, 2.0, 0.0], "symmetric"),
+        (r#"{"groups": ["a", "b", "c"], "matrix": true}"#, vec![0.0, 1.0, 1.0, 0.0], "square"),
+        (r#"{"dim": 0, "groups": ["a", "b"]}"#, vec![], "2 points"),
+    ];
+    for (query, values, expect) in cases {
+        let err = web::permanova(q(query), values).unwrap_err();
+        assert!(message(&err).contains(expect), "{query}: {:?} lacks {expect:?}", message(&err));
+    }
+    assert!(web::pca_2d(0, vec![]).is_err());
+    assert!(web::pca_2d(2, vec![1.0]).is_err());
+    assert!(web::pca_2d(2, vec![1.0, f64::INFINITY, 0.0, 0.0]).is_err());
 }

@@ -1,0 +1,324 @@
+//! One-way PERMANOVA (Anderson 2001) with its PERMDISP companion, in resumable chunks.
+//!
+//! **Statistic.** With N points in g groups of sizes n_k and distances d_ij:
+//! SS_T = (1/N) Σ_{i<j} d_ij², SS_W = Σ_k (1/n_k) Σ_{i<j both in k} d_ij², SS_B = SS_T − SS_W,
+//! pseudo-F = (SS_B/(g − 1)) / (SS_W/(N − g)), R² = SS_B/SS_T. This is scikit-bio's
+//! `permanova` statistic (datasets.md §1.4).
+//!
+//! **Two paths, one statistic.** For Euclidean and chord distances on vectors ("fast"), the
+//! data are centred on their grand mean (for accuracy) and SS_T = Σ_i ‖x_i‖²,
+//! SS_B = Σ_k ‖S_k‖²/n_k with S_k the sum of group k's vectors: O(N·p) per permutation and
+//! no N×N matrix. The largest group's sum is the total minus the others, so two groups need
+//! one sum. Otherwise ("matrix") the squared distances are computed once (condensed upper
+//! triangle) and SS_W is summed per permutation, sixteen permutations per pass.
+//!
+//! **Permutations.** P relabellings of the points; permutation k (0-based) is
+//! `permutation::relabel(seed, b"permanova", k)`: Fisher–Yates on a fresh copy of the
+//! observed labels, driven by ChaCha8 seeded from (seed, "permanova", k). Group sizes are
+//! kept. Chunks, blocks and targets do not change any permutation's F (bit for bit).
+//!
+//! **p-value.** p = (k + 1)/(P + 1), k = #{F_perm ≥ F}. Tie rule: F_perm counts when
+//! F_perm ≥ F·(1 − 1e-12) (F ≥ 0), because a relabelling that gives the same partition
+//! (e.g. two equal groups swapped) reaches the same F through different rounding.
+//! scikit-bio compares exactly; the two differ only on such ties.
+//!
+//! **Non-finite values.** F is +∞ when SS_W = 0 < SS_B; JSON writes it as null.
+
+use super::distance::{Distance, DistanceMatrix, normalised};
+use super::multivariate::{Grouping, MultivariateError, Result, Vectors, check_permutations};
+use super::permanova_kernel::{BLOCK, GroupSums, PairSums};
+use super::permdisp::{self, Permdisp};
+use super::permutation::relabel;
+use serde::{Deserialize, Serialize};
+
+/// Relative tolerance of the tie rule (see the module docs).
+pub const TIE_TOLERANCE: f64 = 1e-12;
+
+/// What to test: vectors under a distance, or an uploaded matrix.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    Vectors(&'a Vectors, Distance),
+    Matrix(&'a DistanceMatrix),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Options {
+    pub permutations: usize,
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { permutations: 999, seed: 1 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupSize {
+    pub name: String,
+    pub size: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Permanova {
+    pub test: &'static str,
+    pub n: usize,
+    pub groups: Vec<GroupSize>,
+    /// euclidean, chord, cosine, cosine-similarity-bug, or "matrix" for an uploaded one.
+    pub distance: &'static str,
+    /// Set when the distance is the MSQAD bug.
+    pub warning: Option<&'static str>,
+    /// "fast" (group sums of vectors) or "matrix".
+    pub path: &'static str,
+    pub f: f64,
+    pub ss_total: f64,
+    pub ss_within: f64,
+    pub ss_between: f64,
+    pub r_squared: f64,
+    pub p: f64,
+    /// k in p = (k + 1)/(P + 1).
+    pub exceedances: usize,
+    pub permutations: usize,
+    pub seed: u64,
+    pub tie_tolerance: f64,
+    pub permdisp: Permdisp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+enum Kernel {
+    Fast(GroupSums),
+    Matrix(PairSums),
+}
+
+/// A PERMANOVA + PERMDISP run that advances a chunk of permutations at a time (for progress
+/// and cancel); the result is the same however it is chunked.
+pub struct PermanovaJob {
+    kernel: Kernel,
+    grouping: Grouping,
+    distance: Option<Distance>,
+    options: Options,
+    ss_t: f64,
+    ss_b: f64,
+    ss_w: f64,
+    f: f64,
+    done: usize,
+    exceed: usize,
+    z: Vec<f64>,
+    negative_squared: usize,
+    disp_f: f64,
+    disp_exceed: usize,
+    labels: Vec<u32>,
+    stats: Vec<f64>,
+    between: Vec<f64>,
+    within: Vec<f64>,
+    sums: Vec<f64>,
+}
+
+fn pseudo_f(ss_b: f64, ss_w: f64, n: usize, g: usize) -> f64 {
+    if ss_w <= 0.0 {
+        return if ss_b > 0.0 { f64::INFINITY } else { f64::NAN };
+    }
+    (ss_b / (g - 1) as f64) / (ss_w / (n - g) as f64)
+}
+
+/// Whether a permuted statistic counts towards k (see the tie rule).
+pub fn at_least(perm: f64, observed: f64) -> bool {
+    if observed.is_nan() || perm.is_nan() {
+        return false;
+    }
+    perm >= observed || (observed.is_finite() && perm >= observed - TIE_TOLERANCE * observed.abs())
+}
+
+impl PermanovaJob {
+    /// Checks the input, computes the observed statistics and prepares the kernel.
+    pub fn new<S: AsRef<str>>(input: Input<'_>, groups: &[S], options: Options) -> Result<PermanovaJob> {
+        check_permutations(options.permutations)?;
+        let n = match input {
+            Input::Vectors(v, _) => v.len(),
+            Input::Matrix(m) => m.len(),
+        };
+        let grouping = Grouping::new(groups, n)?;
+        let (kernel, distance, z, negative_squared) = match input {
+            Input::Vectors(v, d) if d.is_euclidean() => {
+                let unit;
+                let x = if d == Distance::Chord {
+                    unit = normalised(v, d)?;
+                    &unit
+                } else {
+                    v
+                };
+                let z = permdisp::distances_to_centroids(x, &grouping);
+                (Kernel::Fast(GroupSums::new(x, &column_means(x), &grouping)), Some(d), z, 0)
+            }
+            Input::Vectors(v, d) => {
+                let dm = DistanceMatrix::from_vectors(v, d)?;
+                let (z, neg) = permdisp::distances_to_centroids_matrix(&dm, &grouping);
+                (Kernel::Matrix(PairSums::new(&dm, &grouping)), Some(d), z, neg)
+            }
+            Input::Matrix(dm) => {
+                let (z, neg) = permdisp::distances_to_centroids_matrix(dm, &grouping);
+                (Kernel::Matrix(PairSums::new(dm, &grouping)), None, z, neg)
+            }
+        };
+        let mut job = PermanovaJob {
+            kernel,
+            distance,
+            options,
+            ss_t: 0.0,
+            ss_b: 0.0,
+            ss_w: 0.0,
+            f: 0.0,
+            done: 0,
+            exceed: 0,
+            z,
+            negative_squared,
+            disp_f: 0.0,
+            disp_exceed: 0,
+            labels: vec![0; BLOCK * n],
+            stats: vec![0.0; BLOCK],
+            between: vec![0.0; BLOCK],
+            within: vec![0.0; BLOCK],
+            sums: vec![0.0; grouping.count()],
+            grouping,
+        };
+        job.ss_t = match &mut job.kernel {
+            Kernel::Fast(k) => k.total_ss(),
+            Kernel::Matrix(k) => k.total_ss(),
+        };
+        if job.ss_t <= 0.0 {
+            return Err(MultivariateError::NoVariation);
+        }
+        job.labels[..n].copy_from_slice(&job.grouping.of);
+        let (ss_b, ss_w) = job.block_f(1);
+        (job.f, job.ss_b, job.ss_w) = (job.stats[0], ss_b, ss_w);
+        job.disp_f = permdisp::anova_f(&job.z, &job.grouping.of, &job.grouping.sizes, &mut job.sums);
+        Ok(job)
+    }
+
+    /// SS_B and SS_W of the first `bs` relabellings in `self.labels`, each computed the way
+    /// its path computes it best; F of each goes into `self.stats`.
+    fn block_f(&mut self, bs: usize) -> (f64, f64) {
+        let (n, g) = (self.grouping.of.len(), self.grouping.count());
+        let labels = &self.labels[..bs * n];
+        let (between, within) = (&mut self.between[..bs], &mut self.within[..bs]);
+        let ss_t = self.ss_t;
+        match &mut self.kernel {
+            Kernel::Fast(k) => {
+                k.between(labels, between);
+                within.iter_mut().zip(between.iter()).for_each(|(w, b)| *w = ss_t - b);
+            }
+            Kernel::Matrix(k) => {
+                k.within(labels, within);
+                between.iter_mut().zip(within.iter()).for_each(|(b, w)| *b = ss_t - w);
+            }
+        }
+        for ((f, b), w) in self.stats.iter_mut().zip(between.iter()).zip(within.iter()) {
+            *f = pseudo_f(*b, *w, n, g);
+        }
+        (between[0], within[0])
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress { done: self.done, total: self.options.permutations }
+    }
+
+    /// Runs up to `count` more permutations (PERMANOVA and PERMDISP each).
+    pub fn advance(&mut self, count: usize) -> Progress {
+        let n = self.grouping.of.len();
+        let end = self.done.saturating_add(count).min(self.options.permutations);
+        let block = match &self.kernel {
+            Kernel::Fast(k) => k.block(),
+            Kernel::Matrix(_) => BLOCK,
+        };
+        let mut scratch = vec![0u32; n];
+        while self.done < end {
+            let bs = block.min(end - self.done);
+            for b in 0..bs {
+                let k = self.done + b;
+                relabel(self.options.seed, b"permanova", k, &self.grouping.of, &mut self.labels[b * n..(b + 1) * n]);
+                relabel(self.options.seed, b"permdisp", k, &self.grouping.of, &mut scratch);
+                let f = permdisp::anova_f(&self.z, &scratch, &self.grouping.sizes, &mut self.sums);
+                self.disp_exceed += usize::from(at_least(f, self.disp_f));
+            }
+            self.block_f(bs);
+            let hits = self.stats[..bs].iter().filter(|&&f| at_least(f, self.f)).count();
+            self.exceed += hits;
+            self.done += bs;
+        }
+        self.progress()
+    }
+
+    /// The report, once every permutation has run.
+    pub fn result(&self) -> Result<Permanova> {
+        let p_total = self.options.permutations;
+        if self.done < p_total {
+            return Err(MultivariateError::Unfinished { done: self.done, total: p_total });
+        }
+        let (n, g) = (self.grouping.of.len(), self.grouping.count());
+        let p = |k: usize| (k + 1) as f64 / (p_total + 1) as f64;
+        let (test_path, mode) = match self.kernel {
+            Kernel::Fast(_) => ("fast", "centroid, full space (vectors)"),
+            Kernel::Matrix(_) => ("matrix", "centroid, full space (principal coordinates, all axes)"),
+        };
+        let ss_b = self.ss_b;
+        Ok(Permanova {
+            test: "PERMANOVA",
+            n,
+            groups: self
+                .grouping
+                .names
+                .iter()
+                .zip(&self.grouping.sizes)
+                .map(|(name, &size)| GroupSize { name: name.clone(), size })
+                .collect(),
+            distance: self.distance.map_or("matrix", Distance::name),
+            warning: self.distance.and_then(Distance::warning),
+            path: test_path,
+            f: self.f,
+            ss_total: self.ss_t,
+            ss_within: self.ss_w,
+            ss_between: ss_b,
+            r_squared: ss_b / self.ss_t,
+            p: p(self.exceed),
+            exceedances: self.exceed,
+            permutations: p_total,
+            seed: self.options.seed,
+            tie_tolerance: TIE_TOLERANCE,
+            permdisp: Permdisp {
+                test: "PERMDISP",
+                mode,
+                f: self.disp_f,
+                p: p(self.disp_exceed),
+                exceedances: self.disp_exceed,
+                p_parametric: super::fdist::sf(self.disp_f, (g - 1) as f64, (n - g) as f64),
+                mean_distance: permdisp::group_means(&self.z, &self.grouping),
+                negative_squared: self.negative_squared,
+            },
+        })
+    }
+}
+
+/// PERMANOVA and PERMDISP in one call.
+pub fn permanova<S: AsRef<str>>(input: Input<'_>, groups: &[S], options: Options) -> Result<Permanova> {
+    let mut job = PermanovaJob::new(input, groups, options)?;
+    job.advance(options.permutations);
+    job.result()
+}
+
+/// The column means (summed in row order).
+fn column_means(x: &Vectors) -> Vec<f64> {
+    let mut mean = vec![0.0; x.dim()];
+    for row in x.rows() {
+        for (m, v) in mean.iter_mut().zip(row) {
+            *m += v;
+        }
+    }
+    mean.iter_mut().for_each(|m| *m /= x.len() as f64);
+    mean
+}

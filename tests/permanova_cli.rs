@@ -1,0 +1,91 @@
+//! `evenhand permanova`: embeddings or a matrix in, PERMANOVA + PERMDISP JSON out, located errors.
+
+use std::process::Command;
+
+fn evenhand(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn embeddings_and_the_equivalent_matrix_give_the_same_f() {
+    let dir = std::env::temp_dir().join(format!("evenhand-permanova-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pts: [[f64; 2]; 6] = [[0.0, 0.1], [0.2, 0.0], [0.1, 0.3], [2.0, 2.1], [2.2, 1.9], [1.8, 2.0]];
+    let mut csv = String::from("id,v0,v1\n");
+    let mut jsonl = String::new();
+    let mut groups = String::from("id,group\n");
+    let mut dm = String::from("id");
+    for i in 0..6 {
+        dm.push_str(&format!(",r{i}"));
+    }
+    dm.push('\n');
+    for (i, p) in pts.iter().enumerate() {
+        csv.push_str(&format!("r{i},{},{}\n", p[0], p[1]));
+        jsonl.push_str(&format!("{{\"id\":\"r{i}\",\"embedding\":[{},{}]}}\n", p[0], p[1]));
+        groups.push_str(&format!("r{i},{}\n", if i < 3 { "en" } else { "ko" }));
+        dm.push_str(&format!("r{i}"));
+        for q in &pts {
+            dm.push_str(&format!(",{}", ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt()));
+        }
+        dm.push('\n');
+    }
+    groups.push_str("extra,en\n");
+    for (name, text) in [("e.csv", &csv), ("e.jsonl", &jsonl), ("g.csv", &groups), ("d.csv", &dm)] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let (code, out, err) =
+        evenhand(&["permanova", "--embeddings", &p("e.csv"), "--groups", &p("g.csv"), "--seed", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 ids have no vector"), "{err}");
+    let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((a["path"].as_str(), a["n"].as_u64(), a["permutations"].as_u64()), (Some("fast"), Some(6), Some(999)));
+    // Six points in two groups of three: 10 distinct splits, the observed one the most extreme,
+    // so k is about 999/10 and p about 0.1.
+    let p_value = a["p"].as_f64().unwrap();
+    assert!(p_value > 0.05 && p_value < 0.2, "{p_value}");
+    assert!(a["permdisp"]["f"].as_f64().is_some());
+    let (_, out_jsonl, _) =
+        evenhand(&["permanova", "--embeddings", &p("e.jsonl"), "--groups", &p("g.csv"), "--seed", "3"]);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out_jsonl).unwrap(), a);
+    let (code, out, err) = evenhand(&["permanova", "--distances", &p("d.csv"), "--groups", &p("g.csv"), "--seed", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let m: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(m["path"], "matrix");
+    let (fa, fm) = (a["f"].as_f64().unwrap(), m["f"].as_f64().unwrap());
+    assert!((fa - fm).abs() < 1e-9 * fa, "{fa} vs {fm}");
+    assert_eq!(a["exceedances"], m["exceedances"]);
+    let (code, _, err) = evenhand(&[
+        "permanova",
+        "--embeddings",
+        &p("e.csv"),
+        "--groups",
+        &p("g.csv"),
+        "--distance",
+        "cosine-similarity-bug",
+    ]);
+    assert_eq!(code, 0);
+    assert!(err.contains("BUG REPRODUCED ON PURPOSE"), "{err}");
+    // Errors name the file, line and column.
+    std::fs::write(dir.join("bad.csv"), "id,v0,v1\nr0,1,2\nr1,1,oops\n").unwrap();
+    let (code, _, err) = evenhand(&["permanova", "--embeddings", &p("bad.csv"), "--groups", &p("g.csv")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.csv:3:3") && err.contains("oops"), "{err}");
+    let (code, _, err) =
+        evenhand(&["permanova", "--embeddings", &p("e.csv"), "--groups", &p("g.csv"), "--distance", "manhattan"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--distance"), "{err}");
+    let (code, _, err) =
+        evenhand(&["permanova", "--embeddings", &p("e.csv"), "--groups", &p("g.csv"), "--permutations", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("permutations"), "{err}");
+    std::fs::write(dir.join("asym.csv"), "id,r0,r1\nr0,0,1\nr1,2,0\n").unwrap();
+    let (code, _, err) = evenhand(&["permanova", "--distances", &p("asym.csv"), "--groups", &p("g.csv")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("row 0, column 1"), "{err}");
+}
