@@ -9,6 +9,7 @@ import { createDesign } from "./views/design.js";
 import { createUpload } from "./views/upload.js";
 import { createShare } from "./views/share.js";
 import { createBenchmarks } from "./views/benchmarks.js";
+import { createCrosslingual } from "./views/crosslingual.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -74,6 +75,7 @@ async function boot() {
   createUpload(call, info.fields, refresh);
   createShare(call);
   createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
+  createCrosslingual(call); // likewise
 
   $("run-simulated").addEventListener("click", async () => {
     const button = $("run-simulated");

@@ -196,7 +196,12 @@ impl Session {
             return Err(SessionError::NoData);
         }
         let e = embeddings::read(name, bytes).map_err(SessionError::Embeddings)?;
-        Ok(self.data.attach(&e))
+        match self.data.attach(&e) {
+            0 => Err(SessionError::Invalid(format!(
+                "{name}: no record_id in the file matches a loaded record (embedding_ref or record_id); nothing attached"
+            ))),
+            n => Ok(n),
+        }
     }
 
     pub fn set_settings(&mut self, s: Settings) -> Result<(), SessionError> {

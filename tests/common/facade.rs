@@ -20,11 +20,12 @@ macro_rules! all_facade_tests {
             load_reports_lines_and_keeps_earlier_records,
             unknown_csv_asks_for_a_mapping,
             share_and_bundle_round_trip,
+            crosslingual_session_refuses_garbage_and_runs,
         );
     };
 }
 
-use evenhand::web::{self, BbqSession, Workspace};
+use evenhand::web::{self, BbqSession, Workspace, XlingSession};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -158,4 +159,35 @@ pub fn share_and_bundle_round_trip() {
     let summary = other.open_bundle("b.json", &bundle, None, None).unwrap();
     assert_eq!(Reflect::get(&summary, &"identical".into()).unwrap().as_bool(), Some(true));
     assert_eq!(Reflect::get(&summary, &"records_rebuilt".into()).unwrap().as_bool(), Some(true));
+}
+
+pub fn crosslingual_session_refuses_garbage_and_runs() {
+    let mut x = XlingSession::new();
+    assert!(x.view().is_err(), "no data yet");
+    assert!(x.step(5).is_err(), "no run planned");
+    for g in garbage() {
+        assert!(x.plan_run(g.clone()).is_err(), "plan_run accepted {g:?}");
+        assert!(x.set_settings(g.clone()).is_err(), "set_settings accepted {g:?}");
+    }
+    for bytes in [&b""[..], b"\xff\xfe", b"[1,2", b"{\"format\":\"evenhand-questions\"}", b"[{}]", b"42"] {
+        assert!(x.load_questions("q.json", bytes).is_err());
+        assert!(x.load_records("r.csv", bytes).is_err());
+        assert!(x.load_embeddings("e.csv", bytes).is_err());
+    }
+    assert!(x.export("xlsx").is_err());
+    x.use_builtin().unwrap();
+    let request = Object::new();
+    Reflect::set(&request, &"languages".into(), &Array::of2(&"en".into(), &"hi".into())).unwrap();
+    Reflect::set(&request, &"modes".into(), &Array::of1(&"non_acceptable".into())).unwrap();
+    Reflect::set(&request, &"samples".into(), &JsValue::from_f64(2.0)).unwrap();
+    let plan = x.plan_run(request.into()).unwrap();
+    assert_eq!(Reflect::get(&plan, &"total".into()).unwrap().as_f64(), Some(24.0));
+    let mut done = 0.0;
+    while done < 24.0 {
+        done = Reflect::get(&x.step(5).unwrap(), &"done".into()).unwrap().as_f64().unwrap();
+    }
+    let view = x.view().unwrap();
+    let report = Reflect::get(&view, &"report".into()).unwrap();
+    assert_eq!(Reflect::get(&report, &"records".into()).unwrap().as_f64(), Some(24.0));
+    assert!(x.load_embeddings("e.csv", b"record_id,embedding\nnope,[1]\n").is_err());
 }
