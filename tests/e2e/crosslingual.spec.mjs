@@ -38,7 +38,7 @@ test("the simulated run shows the CLI's numbers and finds the language effect", 
   await expect(page.locator("#xl-modes input:checked")).toHaveCount(1);
   await expect(page.locator("#xl-modes input:checked")).toHaveValue("non_acceptable");
   await page.getByLabel("Samples per question").fill(String(SAMPLES));
-  await page.getByLabel("Seed").fill(String(SEED));
+  await page.getByLabel("Seed of the run").fill(String(SEED));
   await page.getByRole("button", { name: "Run the simulated model" }).click();
   await expect(page.locator("#xl-run-result")).toContainText(`answered ${6 * 6 * SAMPLES} prompts`);
   await expect(page.locator("#xl-dashboard")).toBeVisible();
