@@ -77,7 +77,10 @@ fn reads_msqad_json_with_bom() {
     assert_eq!(s.source_format, "msqad");
     assert_eq!(s.topics, ["Torture"]);
     assert_eq!(s.languages, ["en", "ko", "zh", "es", "de", "hi"]);
-    assert_eq!(s.questions.iter().map(|q| q.id.as_str()).collect::<Vec<_>>(), ["torture-01", "torture-02", "torture-03"]);
+    assert_eq!(
+        s.questions.iter().map(|q| q.id.as_str()).collect::<Vec<_>>(),
+        ["torture-01", "torture-02", "torture-03"]
+    );
     assert_eq!(s.questions[0].non_acceptable["en"], "I'm sorry, but I can't help with that.");
     assert_eq!(s.questions[1].acceptable["hi"], "ok hi");
     assert!(s.modes.contains_key("non_acceptable") && s.modes["non_acceptable"].len() == 6);
@@ -89,7 +92,10 @@ fn reads_msqad_json_with_bom() {
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v[2].as_object_mut().unwrap().remove("Hindi_question");
     let e = questions::read("Torture.json", v.to_string().as_bytes()).unwrap_err();
-    assert_eq!((e.question, e.id.as_deref(), e.field.as_deref()), (Some(3), Some("torture-03"), Some("Hindi_question")));
+    assert_eq!(
+        (e.question, e.id.as_deref(), e.field.as_deref()),
+        (Some(3), Some("torture-03"), Some("Hindi_question"))
+    );
     assert_eq!(questions::topic_slug("Children's Rights"), "childrens-rights");
 }
 
@@ -230,13 +236,22 @@ fn hand_table() -> String {
         ("de", false) => "Hier ist eine ausgewogene Sicht.",
         _ => "यहाँ एक संतुलित दृष्टिकोण है।",
     };
-    let mut csv = String::from("record_id,method,question_id,concern,language,template_id,model,sample_index,response,refusal_label\n");
+    let mut csv = String::from(
+        "record_id,method,question_id,concern,language,template_id,model,sample_index,response,refusal_label\n",
+    );
     for (q, topic, refused) in rows {
         for (i, lang) in ["en", "de", "hi"].iter().enumerate() {
             let r = refused[i] == 1;
             // The label disagrees with the lexicon once (arms-03 en).
-            let label = if *lang == "en" { if q == "arms-03" { "1" } else if r { "1" } else { "0" } } else { "" };
-            csv.push_str(&format!("{q}-{lang},crosslingual,{q},{topic},{lang},non_acceptable,m1,0,\"{}\",{label}\n", text(lang, r)));
+            let label = match (*lang, r || q == "arms-03") {
+                ("en", true) => "1",
+                ("en", false) => "0",
+                _ => "",
+            };
+            csv.push_str(&format!(
+                "{q}-{lang},crosslingual,{q},{topic},{lang},non_acceptable,m1,0,\"{}\",{label}\n",
+                text(lang, r)
+            ));
         }
     }
     csv
@@ -261,7 +276,8 @@ fn mcnemar_tables_by_hand() {
     assert_eq!(t.refuses_more.as_deref(), Some("hi"));
     assert_eq!(t.test.odds_ratio, Some(2.0));
     assert!((t.test.p_value - 1.0).abs() < 1e-12, "b=2, c=1: exact p = 1");
-    let arms = r.families[0].tests.iter().find(|t| t.a == "de" && t.b == "en" && t.topic.as_deref() == Some("Arms")).unwrap();
+    let arms =
+        r.families[0].tests.iter().find(|t| t.a == "de" && t.b == "en" && t.topic.as_deref() == Some("Arms")).unwrap();
     // de vs en on Arms: de refused only arms-04, en refused arms-01, arms-02: b = 2, c = 1, n00 = 1.
     assert_eq!((arms.table.n00, arms.table.n01, arms.table.n10, arms.table.n11), (1, 2, 1, 0));
     let en = r.rates_by_language.iter().find(|x| x.language == "en").unwrap();
@@ -282,7 +298,12 @@ fn correction_families_have_the_stated_size() {
     let size = |n: &str| r.families.iter().find(|f| f.name == n).unwrap().size;
     assert_eq!((size("pairs x topics x models"), size("pairs x models"), size("pairs")), (6, 3, 3));
     // A second model doubles the main family.
-    let two = hand_table() + &hand_table().lines().skip(1).map(|l| l.replace(",m1,", ",m2,").replacen('-', "-m2-", 1) + "\n").collect::<String>();
+    let two = hand_table()
+        + &hand_table()
+            .lines()
+            .skip(1)
+            .map(|l| l.replace(",m1,", ",m2,").replacen('-', "-m2-", 1) + "\n")
+            .collect::<String>();
     let r2 = analysis::analyse(&dataset(&two), &Settings::default());
     let size2 = |n: &str| r2.families.iter().find(|f| f.name == n).unwrap().size;
     assert_eq!((size2("pairs x topics x models"), size2("pairs x models"), size2("pairs")), (12, 6, 3));
@@ -387,7 +408,10 @@ fn review_sample_is_seeded_and_balanced() {
     let s = Settings { review_per_language: 4, seed: 9, ..Settings::default() };
     let r1 = analysis::analyse(&d, &s).review;
     let r2 = analysis::analyse(&d, &s).review;
-    assert_eq!(r1.iter().map(|i| &i.record_id).collect::<Vec<_>>(), r2.iter().map(|i| &i.record_id).collect::<Vec<_>>());
+    assert_eq!(
+        r1.iter().map(|i| &i.record_id).collect::<Vec<_>>(),
+        r2.iter().map(|i| &i.record_id).collect::<Vec<_>>()
+    );
     assert_eq!(r1.len(), 3 * 2 * 4);
     for item in &r1 {
         let i = d.records.iter().position(|r| r.record_id == item.record_id).unwrap();
@@ -395,7 +419,10 @@ fn review_sample_is_seeded_and_balanced() {
         assert_eq!(item.lexicon_match.is_some(), item.flagged);
     }
     let other = analysis::analyse(&d, &Settings { seed: 10, ..s }).review;
-    assert_ne!(r1.iter().map(|i| &i.record_id).collect::<Vec<_>>(), other.iter().map(|i| &i.record_id).collect::<Vec<_>>());
+    assert_ne!(
+        r1.iter().map(|i| &i.record_id).collect::<Vec<_>>(),
+        other.iter().map(|i| &i.record_id).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -12,8 +12,20 @@ fn simulate_then_read_back() {
     let dir = std::env::temp_dir().join(format!("evenhand-xling-{}", std::process::id()));
     let d = dir.to_str().unwrap();
     let (ok, out, err) = evenhand(&[
-        "crosslingual", "--simulate", "--languages", "en,hi,de", "--modes", "non_acceptable", "--samples", "4",
-        "--seed", "11", "--out", d, "--method", "midp",
+        "crosslingual",
+        "--simulate",
+        "--languages",
+        "en,hi,de",
+        "--modes",
+        "non_acceptable",
+        "--samples",
+        "4",
+        "--seed",
+        "11",
+        "--out",
+        d,
+        "--method",
+        "midp",
     ]);
     assert!(ok, "{err}");
     let first: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -24,8 +36,15 @@ fn simulate_then_read_back() {
     }
     let records = dir.join("records.csv");
     let (ok, again, err) = evenhand(&[
-        "crosslingual", "--records", records.to_str().unwrap(), "--embeddings",
-        dir.join("embeddings.jsonl").to_str().unwrap(), "--seed", "11", "--method", "midp",
+        "crosslingual",
+        "--records",
+        records.to_str().unwrap(),
+        "--embeddings",
+        dir.join("embeddings.jsonl").to_str().unwrap(),
+        "--seed",
+        "11",
+        "--method",
+        "midp",
     ]);
     assert!(ok, "{err}");
     let again: serde_json::Value = serde_json::from_str(&again).unwrap();

@@ -99,7 +99,11 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
             let total = s.plan_run(req)?.total;
             while s.step(64)?.done < total {}
         }
-        _ => return Err(Failure("give either --records FILE or --simulate (with --questions or the built-in set)".into())),
+        _ => {
+            return Err(Failure(
+                "give either --records FILE or --simulate (with --questions or the built-in set)".into(),
+            ));
+        }
     }
     if let Some(path) = &a.embeddings {
         let n = s.load_embeddings(&path.display().to_string(), &read(path)?)?;

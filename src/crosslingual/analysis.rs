@@ -54,7 +54,7 @@ impl Default for Settings {
 
 impl Settings {
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.alpha > 0.0 && self.alpha < 1.0) || !(self.confidence > 0.5 && self.confidence < 1.0) {
+        if !(self.alpha > 0.0 && self.alpha < 1.0 && self.confidence > 0.5 && self.confidence < 1.0) {
             return Err("settings: alpha must be in (0, 1) and confidence in (0.5, 1)".into());
         }
         if self.review_per_language > 200 {
@@ -179,6 +179,9 @@ pub struct Report {
     pub problems: Vec<Problem>,
 }
 
+/// (language, topic, model) of a rate; None where pooled.
+type RateKey = (String, Option<String>, Option<String>);
+
 fn in_order(values: impl Iterator<Item = String>) -> Vec<String> {
     values.collect::<BTreeSet<_>>().into_iter().collect()
 }
@@ -212,8 +215,8 @@ pub fn analyse(d: &Dataset, s: &Settings) -> Report {
     let models = in_order(units.iter().map(|(_, u)| u.model.clone()));
     let modes = in_order(units.iter().map(|(_, u)| u.mode.clone()));
 
-    let rates = |key: &dyn Fn(&Unit) -> (String, Option<String>, Option<String>)| {
-        let mut counts: BTreeMap<(String, Option<String>, Option<String>), (u64, u64)> = BTreeMap::new();
+    let rates = |key: &dyn Fn(&Unit) -> RateKey| {
+        let mut counts: BTreeMap<RateKey, (u64, u64)> = BTreeMap::new();
         for (_, u) in &units {
             let c = counts.entry(key(u)).or_default();
             c.0 += u64::from(u.refused);

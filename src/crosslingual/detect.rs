@@ -81,10 +81,7 @@ pub fn parse_judge(reply: &str) -> Result<bool, String> {
     match t {
         "REFUSAL" => Ok(true),
         "ANSWER" => Ok(false),
-        _ => Err(format!(
-            "expected exactly REFUSAL or ANSWER, found {:?}",
-            reply.chars().take(60).collect::<String>()
-        )),
+        _ => Err(format!("expected exactly REFUSAL or ANSWER, found {:?}", reply.chars().take(60).collect::<String>())),
     }
 }
 
@@ -119,7 +116,8 @@ pub fn detect_all(file: &str, records: &[Record], lexicon: &Lexicon) -> (Vec<Ver
             };
             let mut located = |field: &str, msg: String| {
                 problems.push(
-                    Problem::new(file, format!("record {} ({}): {msg}", i + 1, r.record_id)).in_field(field.to_string()),
+                    Problem::new(file, format!("record {} ({}): {msg}", i + 1, r.record_id))
+                        .in_field(field.to_string()),
                 );
             };
             let label = match r.extra.get(LABEL_COLUMN).map(|v| parse_label(v)) {

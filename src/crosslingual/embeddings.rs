@@ -20,7 +20,10 @@ fn vector(file: &str, line: u64, v: &serde_json::Value) -> Result<Vec<f64>, Prob
     if items.is_empty() || items.len() > MAX_DIM {
         return Err(bad(&format!("expected 1 to {MAX_DIM} numbers, found {}", items.len())));
     }
-    items.iter().map(|x| x.as_f64().filter(|f| f.is_finite()).ok_or_else(|| bad("expected finite numbers only"))).collect()
+    items
+        .iter()
+        .map(|x| x.as_f64().filter(|f| f.is_finite()).ok_or_else(|| bad("expected finite numbers only")))
+        .collect()
 }
 
 pub fn read(file: &str, bytes: &[u8]) -> Result<Embeddings, Problem> {
@@ -52,8 +55,9 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Embeddings, Problem> {
             if l.trim().is_empty() {
                 continue;
             }
-            let obj: serde_json::Value = serde_json::from_str(l)
-                .map_err(|e| Problem::new(file, format!("invalid JSON: {e}")).at_line(line).at_column(e.column() as u64))?;
+            let obj: serde_json::Value = serde_json::from_str(l).map_err(|e| {
+                Problem::new(file, format!("invalid JSON: {e}")).at_line(line).at_column(e.column() as u64)
+            })?;
             let id = obj.get("record_id").and_then(|v| v.as_str()).unwrap_or("").to_string();
             let v = vector(file, line, obj.get("embedding").unwrap_or(&serde_json::Value::Null))?;
             add(line, id, v, &mut out)?;

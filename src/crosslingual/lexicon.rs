@@ -82,7 +82,8 @@ impl Lexicon {
             .languages
             .into_iter()
             .map(|(l, e)| {
-                let phrases = e.phrases.iter().map(|p| normalise(p, e.fold_accents)).filter(|p| !p.is_empty()).collect();
+                let phrases =
+                    e.phrases.iter().map(|p| normalise(p, e.fold_accents)).filter(|p| !p.is_empty()).collect();
                 (l, (e.fold_accents, phrases))
             })
             .collect();

@@ -14,9 +14,7 @@ const DEFAULT_MODES_JSON: &str = include_str!("../../datasets/crosslingual-detec
 pub fn default_modes(languages: &[String]) -> BTreeMap<String, BTreeMap<String, String>> {
     let all: BTreeMap<String, BTreeMap<String, String>> =
         serde_json::from_str(DEFAULT_MODES_JSON).expect("datasets/crosslingual-detect/default_modes.json is valid");
-    all.into_iter()
-        .map(|(mode, t)| (mode, t.into_iter().filter(|(l, _)| languages.contains(l)).collect()))
-        .collect()
+    all.into_iter().map(|(mode, t)| (mode, t.into_iter().filter(|(l, _)| languages.contains(l)).collect())).collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

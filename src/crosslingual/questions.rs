@@ -46,10 +46,10 @@ pub struct QuestionSet {
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
 pub struct QuestionError {
     pub file: String,
-    pub line: Option<u64>,
-    pub column: Option<u64>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
     /// 1-based position of the question in the file.
-    pub question: Option<usize>,
+    pub question: Option<u32>,
     pub id: Option<String>,
     pub field: Option<String>,
     pub message: String,
@@ -91,7 +91,7 @@ impl QuestionError {
         self
     }
     fn at(mut self, index: usize, id: Option<&str>) -> QuestionError {
-        self.question = Some(index + 1);
+        self.question = Some(u32::try_from(index + 1).unwrap_or(u32::MAX));
         self.id = id.map(str::to_string);
         self
     }
@@ -117,17 +117,16 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<QuestionSet, QuestionError> {
         return Err(QuestionError::new(file, "the file is empty; expected a JSON question set"));
     }
     let value: Value = serde_json::from_str(text).map_err(|e| QuestionError {
-        line: Some(e.line() as u64),
-        column: Some(e.column() as u64),
+        line: Some(u32::try_from(e.line()).unwrap_or(u32::MAX)),
+        column: Some(u32::try_from(e.column()).unwrap_or(u32::MAX)),
         ..QuestionError::new(file, format!("invalid JSON: {e}"))
     })?;
     match value {
         Value::Object(obj) => read_evenhand(file, &obj),
         Value::Array(items) => read_msqad(file, &items),
-        _ => Err(QuestionError::new(
-            file,
-            "expected an evenhand-questions object or an MSQAD array of question objects",
-        )),
+        _ => {
+            Err(QuestionError::new(file, "expected an evenhand-questions object or an MSQAD array of question objects"))
+        }
     }
 }
 
@@ -328,7 +327,9 @@ fn read_msqad(file: &str, items: &[Value]) -> Result<QuestionSet, QuestionError>
                     .field(key.clone()));
             };
             q.text.insert(code.into(), text.to_string());
-            for (suffix, map) in [("acceptable_response", &mut q.acceptable), ("non-acceptable_response", &mut q.non_acceptable)] {
+            for (suffix, map) in
+                [("acceptable_response", &mut q.acceptable), ("non-acceptable_response", &mut q.non_acceptable)]
+            {
                 let k = format!("{name}_{suffix}");
                 match obj.get(&k) {
                     None | Some(Value::Null) => {}
@@ -379,7 +380,9 @@ pub fn merge(sets: Vec<QuestionSet>) -> Result<QuestionSet, QuestionError> {
     for s in iter {
         let ids: BTreeSet<String> = out.questions.iter().map(|q| q.id.clone()).collect();
         if let Some(dup) = s.questions.iter().find(|q| ids.contains(&q.id)) {
-            return Err(QuestionError::new(&s.name, "this id is already used by an earlier file").field("id").at(0, Some(&dup.id)));
+            return Err(QuestionError::new(&s.name, "this id is already used by an earlier file")
+                .field("id")
+                .at(0, Some(&dup.id)));
         }
         out.languages.retain(|l| s.languages.contains(l));
         for t in s.topics {

@@ -84,7 +84,9 @@ pub enum SessionError {
     NoRun,
     #[error("{0}")]
     Invalid(String),
-    #[error("{file}: no cross-lingual record (method crosslingual or a question_id) in the file; the earlier records are kept")]
+    #[error(
+        "{file}: no cross-lingual record (method crosslingual or a question_id) in the file; the earlier records are kept"
+    )]
     NoRecords { file: String, problems: Vec<Problem> },
     #[error("load records (or run the simulated model) before embeddings")]
     NoData,
@@ -109,7 +111,13 @@ pub struct Session {
 
 impl Default for Session {
     fn default() -> Session {
-        Session { lexicon: Lexicon::builtin(), set: None, run: None, data: Dataset::default(), settings: Settings::default() }
+        Session {
+            lexicon: Lexicon::builtin(),
+            set: None,
+            run: None,
+            data: Dataset::default(),
+            settings: Settings::default(),
+        }
     }
 }
 
@@ -243,7 +251,11 @@ impl Session {
                     .collect();
                 return Ok(embeddings::write_jsonl(&e));
             }
-            other => return Err(SessionError::Invalid(format!("format: expected csv, jsonl, json or embeddings, found {other:?}"))),
+            other => {
+                return Err(SessionError::Invalid(format!(
+                    "format: expected csv, jsonl, json or embeddings, found {other:?}"
+                )));
+            }
         };
         Ok(formats::write(&self.data.records, f))
     }

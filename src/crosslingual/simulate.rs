@@ -87,7 +87,10 @@ impl Behaviour {
 
     pub fn rate(&self, language: &str, topic: &str, mode: &str) -> f64 {
         let f = |m: &BTreeMap<String, f64>, k: &str| m.get(k).copied().unwrap_or(1.0);
-        let p = self.refusal * f(&self.language_factor, language) * f(&self.topic_factor, topic) * f(&self.mode_factor, mode);
+        let p = self.refusal
+            * f(&self.language_factor, language)
+            * f(&self.topic_factor, topic)
+            * f(&self.mode_factor, mode);
         if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) }
     }
 
@@ -112,12 +115,22 @@ impl Behaviour {
 /// Refusals in each language: our own wordings, each containing a phrase of our lexicon.
 fn refusal_texts(language: &str) -> &'static [&'static str] {
     match language {
-        "ko" => &["죄송합니다. 그 질문에는 답변드릴 수 없습니다.", "이 요청에는 응할 수 없습니다. 죄송하지만 다른 질문을 해 주세요."],
+        "ko" => &[
+            "죄송합니다. 그 질문에는 답변드릴 수 없습니다.",
+            "이 요청에는 응할 수 없습니다. 죄송하지만 다른 질문을 해 주세요.",
+        ],
         "zh" => &["抱歉，我无法回答这个问题。", "对不起，我不便回答这类问题。"],
-        "es" => &["Lo siento, pero no puedo responder a esa pregunta.", "Prefiero no responder a eso; no estoy en condiciones de ayudar."],
-        "de" => &["Es tut mir leid, aber das kann ich nicht beantworten.", "Leider kann ich bei dieser Frage nicht helfen."],
+        "es" => &[
+            "Lo siento, pero no puedo responder a esa pregunta.",
+            "Prefiero no responder a eso; no estoy en condiciones de ayudar.",
+        ],
+        "de" => {
+            &["Es tut mir leid, aber das kann ich nicht beantworten.", "Leider kann ich bei dieser Frage nicht helfen."]
+        }
         "hi" => &["मुझे खेद है, मैं इस प्रश्न का उत्तर नहीं दे सकता।", "क्षमा करें, मैं इसमें मदद नहीं कर सकती।"],
-        "fr" => &["Je suis désolé, mais je ne peux pas répondre à cette question.", "Je préfère ne pas répondre à cela."],
+        "fr" => {
+            &["Je suis désolé, mais je ne peux pas répondre à cette question.", "Je préfère ne pas répondre à cela."]
+        }
         "pl" => &["Przepraszam, ale nie mogę odpowiedzieć na to pytanie.", "Niestety nie mogę pomóc w tej sprawie."],
         _ => &["I'm sorry, but I can't help with that request.", "I must decline to answer this question."],
     }
@@ -126,14 +139,35 @@ fn refusal_texts(language: &str) -> &'static [&'static str] {
 /// Answers in each language: short, neutral, and free of every lexicon phrase.
 fn answer_texts(language: &str) -> &'static [&'static str] {
     match language {
-        "ko" => &["이 문제는 여러 관점에서 살펴볼 필요가 있습니다. 인권 단체들의 보고서를 참고하면 도움이 됩니다.", "핵심은 모든 사람의 존엄과 권리를 존중하는 것입니다."],
+        "ko" => &[
+            "이 문제는 여러 관점에서 살펴볼 필요가 있습니다. 인권 단체들의 보고서를 참고하면 도움이 됩니다.",
+            "핵심은 모든 사람의 존엄과 권리를 존중하는 것입니다.",
+        ],
         "zh" => &["这个问题需要从多个角度来看。人权组织的报告提供了有用的背景。", "关键在于尊重每个人的尊严和权利。"],
-        "es" => &["Es un tema con varias perspectivas. Los informes de organizaciones de derechos humanos ayudan a entenderlo.", "Lo esencial es respetar la dignidad y los derechos de todas las personas."],
-        "de" => &["Das Thema hat mehrere Seiten. Berichte von Menschenrechtsorganisationen helfen beim Verständnis.", "Im Kern geht es um die Würde und die Rechte aller Menschen."],
-        "hi" => &["इस विषय के कई पहलू हैं। मानवाधिकार संगठनों की रिपोर्टें इसे समझने में मदद करती हैं।", "मूल बात हर व्यक्ति की गरिमा और अधिकारों का सम्मान है।"],
-        "fr" => &["C'est un sujet aux multiples facettes. Les rapports des organisations de défense des droits humains aident à le comprendre.", "L'essentiel est de respecter la dignité et les droits de chacun."],
-        "pl" => &["To temat o wielu aspektach. Raporty organizacji praw człowieka pomagają go zrozumieć.", "Najważniejsze jest poszanowanie godności i praw każdego człowieka."],
-        _ => &["This topic has several sides. Reports by human rights organisations help to understand it.", "What matters most is respect for the dignity and rights of every person."],
+        "es" => &[
+            "Es un tema con varias perspectivas. Los informes de organizaciones de derechos humanos ayudan a entenderlo.",
+            "Lo esencial es respetar la dignidad y los derechos de todas las personas.",
+        ],
+        "de" => &[
+            "Das Thema hat mehrere Seiten. Berichte von Menschenrechtsorganisationen helfen beim Verständnis.",
+            "Im Kern geht es um die Würde und die Rechte aller Menschen.",
+        ],
+        "hi" => &[
+            "इस विषय के कई पहलू हैं। मानवाधिकार संगठनों की रिपोर्टें इसे समझने में मदद करती हैं।",
+            "मूल बात हर व्यक्ति की गरिमा और अधिकारों का सम्मान है।",
+        ],
+        "fr" => &[
+            "C'est un sujet aux multiples facettes. Les rapports des organisations de défense des droits humains aident à le comprendre.",
+            "L'essentiel est de respecter la dignité et les droits de chacun.",
+        ],
+        "pl" => &[
+            "To temat o wielu aspektach. Raporty organizacji praw człowieka pomagają go zrozumieć.",
+            "Najważniejsze jest poszanowanie godności i praw każdego człowieka.",
+        ],
+        _ => &[
+            "This topic has several sides. Reports by human rights organisations help to understand it.",
+            "What matters most is respect for the dignity and rights of every person.",
+        ],
     }
 }
 
@@ -172,13 +206,7 @@ pub fn reply(b: &Behaviour, seed: u64, case: &Case, sample: u32) -> (bool, Strin
 
 /// Records (and their embeddings) for `cases[range]` x samples; call in chunks for progress.
 /// The extra column `simulated_refusal` keeps the truth (1/0), so the detector can be checked.
-pub fn run(
-    b: &Behaviour,
-    seed: u64,
-    run_id: &str,
-    cases: &[Case],
-    samples: u32,
-) -> Vec<(Record, Vec<f64>)> {
+pub fn run(b: &Behaviour, seed: u64, run_id: &str, cases: &[Case], samples: u32) -> Vec<(Record, Vec<f64>)> {
     let model = b.model();
     let mut out = Vec::with_capacity(cases.len() * samples as usize);
     for case in cases {

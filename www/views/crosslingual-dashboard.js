@@ -1,7 +1,7 @@
 // The Cross-lingual dashboard: refusal rates with Wilson intervals (chart and table), the
 // McNemar heatmaps (language x language for one topic, and pairs x topics), the table of pair
 // tests of a chosen family, detector agreement and the review sample. Everything is text.
-import { $, el, percent, setSvg } from "../dom.js";
+import { $, el, percent, plural, setSvg } from "../dom.js";
 
 const ALL = "";
 const fmtP = (p) => (p == null || Number.isNaN(p) ? "–" : p < 0.001 ? p.toExponential(1) : p.toFixed(3));
@@ -103,7 +103,8 @@ export function createXlingDashboard() {
     $("xl-dashboard").hidden = false;
     const sim = report.simulated ? " Includes a SIMULATED model." : "";
     $("xl-summary").textContent = `${report.judged} of ${report.records} responses judged by the ${report.detector} detector, ` +
-      `${report.languages.length} languages, ${report.topics.length} topics, ${report.models.length} models, modes ${report.modes.join(", ")}.${sim}`;
+      `${plural(report.languages.length, "language")}, ${plural(report.topics.length, "topic")}, ` +
+      `${plural(report.models.length, "model")}, modes ${report.modes.join(", ")}.${sim}`;
     setSvg($("xl-rates-chart"), view.rates_svg, `Refusal rate per language: ${report.rates_by_language
       .map((r) => `${r.language} ${r.interval ? percent(r.interval.rate) : "no data"}`).join(", ")}`);
     $("xl-rates").querySelector("tbody").replaceChildren(...report.ranking.map((k) => {
