@@ -113,6 +113,9 @@ enum Command {
         /// Run the simulated model (built-in language effect) instead of reading records.
         #[arg(long)]
         simulate: bool,
+        /// Analyse the question set's own reference responses (e.g. MSQAD's released ones).
+        #[arg(long)]
+        references: bool,
         /// Write records.csv, embeddings.jsonl, analysis.json and refusal_rates.svg here.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -402,6 +405,7 @@ pub fn main() -> ExitCode {
             records,
             questions,
             simulate,
+            references,
             out,
             embeddings,
             method,
@@ -416,6 +420,7 @@ pub fn main() -> ExitCode {
             records,
             questions,
             simulate,
+            references,
             out,
             embeddings,
             method,

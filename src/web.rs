@@ -315,6 +315,11 @@ impl XlingSession {
         to_js(&self.0.load_records(name, bytes).map_err(failed)?)
     }
 
+    /// The question set's own reference responses as the records to analyse.
+    pub fn use_references(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.use_references().map_err(failed)?)
+    }
+
     /// CSV record_id,embedding or JSONL; returns how many records got a vector.
     pub fn load_embeddings(&mut self, name: &str, bytes: &[u8]) -> Result<usize, JsValue> {
         self.0.load_embeddings(name, bytes).map_err(failed)

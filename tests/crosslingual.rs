@@ -438,3 +438,19 @@ fn embeddings_reader() {
     assert!(embeddings::read("e.csv", b"id,vec\n").is_err());
     assert_eq!(embeddings::read("x.jsonl", embeddings::write_jsonl(&e).as_bytes()).unwrap(), e);
 }
+
+#[test]
+fn msqad_reference_responses_become_records() {
+    let s = questions::read("MSQAD/gpt-3.5-turbo-0125/Torture.json", &fixture("Torture.json")).unwrap();
+    assert_eq!(s.reference_model, "gpt-3.5-turbo-0125");
+    let records = plan::reference_records(&s);
+    assert_eq!(records.len(), 3 * 6 * 2);
+    let d = Dataset::new("Torture.json", records, &Lexicon::builtin());
+    let r = analysis::analyse(&d, &Settings { modes: vec!["non_acceptable".into()], ..Settings::default() });
+    let en = r.rates_by_language.iter().find(|x| x.language == "en").unwrap();
+    assert_eq!((en.refused, en.n), (3, 3), "the fixture's English NA responses are all refusals");
+    assert!(r.rates_by_language.iter().filter(|x| x.language != "en").all(|x| x.refused == 0));
+    assert_eq!(r.models, ["gpt-3.5-turbo-0125"]);
+    let t = r.families[2].tests.iter().find(|t| t.a == "de" && t.b == "en").unwrap();
+    assert_eq!((t.table.n01, t.table.n10), (3, 0));
+}

@@ -56,5 +56,13 @@ fn simulate_then_read_back() {
     assert!(!ok && err.contains("--method: expected exact, midp, chi2 or chi2-cc"), "{err}");
     let (ok, _, err) = evenhand(&["crosslingual"]);
     assert!(!ok && err.contains("--records"), "{err}");
+    let torture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/Torture.json");
+    let (ok, out, err) =
+        evenhand(&["crosslingual", "--references", "--questions", torture, "--modes", "non_acceptable"]);
+    assert!(ok, "{err}");
+    let refs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(refs["records"], 36);
+    assert_eq!(refs["judged"], 18);
+    assert_eq!(refs["models"], serde_json::json!(["msqad"]), "no model folder in the fixture's path");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -63,6 +63,7 @@ const ops = {
   xlStep: (cases) => xling().step(cases),
   xlCancel: () => xling().cancel(),
   xlLoadRecords: (name, data) => xling().load_records(name, bytes(data)),
+  xlUseReferences: () => xling().use_references(),
   xlLoadEmbeddings: (name, data) => xling().load_embeddings(name, bytes(data)),
   xlSetSettings: (settings) => xling().set_settings(settings),
   xlSettings: () => xling().settings(),

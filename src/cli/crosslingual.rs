@@ -14,6 +14,7 @@ pub struct Args {
     pub records: Option<PathBuf>,
     pub questions: Vec<PathBuf>,
     pub simulate: bool,
+    pub references: bool,
     pub out: Option<PathBuf>,
     pub embeddings: Option<PathBuf>,
     pub method: String,
@@ -61,12 +62,7 @@ fn load_set(s: &mut Session, paths: &[PathBuf]) -> Result<(), Failure> {
         sets.push(questions::read(&p.display().to_string(), &read(p)?)?);
     }
     let merged = questions::merge(sets)?;
-    let json = serde_json::json!({
-        "format": questions::FORMAT, "version": questions::VERSION, "name": merged.name,
-        "languages": merged.languages, "topics": merged.topics, "modes": merged.modes,
-        "questions": merged.questions,
-    });
-    s.load_questions(&paths[0].display().to_string(), json.to_string().as_bytes())?;
+    s.use_set(&paths[0].display().to_string(), merged);
     Ok(())
 }
 
@@ -80,14 +76,18 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         seed: a.seed,
         ..Settings::default()
     })?;
-    match (&a.records, a.simulate) {
-        (Some(path), false) => {
+    match (&a.records, a.simulate, a.references) {
+        (None, false, true) => {
+            load_set(&mut s, &a.questions)?;
+            s.use_references()?;
+        }
+        (Some(path), false, false) => {
             let summary = s.load_records(&path.display().to_string(), &read(path)?)?;
             for p in summary.problems.iter().chain(&summary.warnings) {
                 eprintln!("{p}");
             }
         }
-        (None, true) => {
+        (None, true, false) => {
             load_set(&mut s, &a.questions)?;
             let req = RunRequest {
                 languages: a.languages.clone(),
@@ -101,7 +101,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         }
         _ => {
             return Err(Failure(
-                "give either --records FILE or --simulate (with --questions or the built-in set)".into(),
+                "give one of --records FILE, --simulate or --references (with --questions or the built-in set)".into(),
             ));
         }
     }

@@ -15,6 +15,7 @@ pub mod chart;
 pub mod detect;
 pub mod embeddings;
 pub mod lexicon;
+pub mod msqad;
 pub mod pairs;
 pub mod plan;
 pub mod questions;

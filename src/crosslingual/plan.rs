@@ -102,3 +102,35 @@ pub fn record_for(case: &Case, run_id: &str, provider: &str, model: &str, sample
     r.record_id = r.derived_id();
     r
 }
+
+/// The set's reference responses (MSQAD's `<Language>_acceptable_response` and
+/// `_non-acceptable_response`, or ours) as records of modes `acceptable` and `non_acceptable`,
+/// so the released responses themselves can be analysed. Provider "reference", model
+/// [`QuestionSet::reference_model`].
+pub fn reference_records(set: &QuestionSet) -> Vec<Record> {
+    let mut out = vec![];
+    for q in &set.questions {
+        for (mode, texts) in [("acceptable", &q.acceptable), ("non_acceptable", &q.non_acceptable)] {
+            for lang in &set.languages {
+                let (Some(response), Some(text)) = (texts.get(lang), q.text.get(lang)) else { continue };
+                let prompt = set
+                    .modes
+                    .get(mode)
+                    .and_then(|t| t.get(lang))
+                    .map_or(text.clone(), |t| t.replace("{question}", text));
+                let case = Case {
+                    case_id: format!("{}:{lang}:{mode}", q.id),
+                    question_id: q.id.clone(),
+                    topic: q.topic.clone(),
+                    language: lang.clone(),
+                    mode: mode.into(),
+                    prompt,
+                };
+                let mut r = record_for(&case, "reference", "reference", &set.reference_model, 0);
+                r.response = response.clone();
+                out.push(r);
+            }
+        }
+    }
+    out
+}

@@ -40,6 +40,11 @@ pub struct QuestionSet {
     pub questions: Vec<Question>,
     /// "evenhand-questions" or "msqad".
     pub source_format: String,
+    /// The model that wrote the reference responses: MSQAD's model folder (e.g.
+    /// gpt-3.5-turbo-0125) when the path is MSQAD/<model>/<Topic>.json, else "msqad"
+    /// (MSQAD files) or "reference" (ours).
+    #[serde(default)]
+    pub reference_model: String,
 }
 
 /// A problem in a question file, located as precisely as the file allows.
@@ -75,7 +80,7 @@ impl fmt::Display for QuestionError {
 }
 
 impl QuestionError {
-    fn new(file: &str, message: impl Into<String>) -> QuestionError {
+    pub(super) fn new(file: &str, message: impl Into<String>) -> QuestionError {
         QuestionError {
             file: file.into(),
             line: None,
@@ -86,29 +91,16 @@ impl QuestionError {
             message: message.into(),
         }
     }
-    fn field(mut self, field: impl Into<String>) -> QuestionError {
+    pub(super) fn field(mut self, field: impl Into<String>) -> QuestionError {
         self.field = Some(field.into());
         self
     }
-    fn at(mut self, index: usize, id: Option<&str>) -> QuestionError {
+    pub(super) fn at(mut self, index: usize, id: Option<&str>) -> QuestionError {
         self.question = Some(u32::try_from(index + 1).unwrap_or(u32::MAX));
         self.id = id.map(str::to_string);
         self
     }
 }
-
-/// MSQAD's language names and our codes for them; French and Polish are accepted too, so a
-/// file in MSQAD's shape extended to them reads.
-pub const MSQAD_LANGUAGES: [(&str, &str); 8] = [
-    ("English", "en"),
-    ("Korean", "ko"),
-    ("Chinese", "zh"),
-    ("Spanish", "es"),
-    ("German", "de"),
-    ("Hindi", "hi"),
-    ("French", "fr"),
-    ("Polish", "pl"),
-];
 
 /// Reads either format: an object with `"format": "evenhand-questions"`, or MSQAD's array.
 pub fn read(file: &str, bytes: &[u8]) -> Result<QuestionSet, QuestionError> {
@@ -123,7 +115,7 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<QuestionSet, QuestionError> {
     })?;
     match value {
         Value::Object(obj) => read_evenhand(file, &obj),
-        Value::Array(items) => read_msqad(file, &items),
+        Value::Array(items) => super::msqad::read(file, &items),
         _ => {
             Err(QuestionError::new(file, "expected an evenhand-questions object or an MSQAD array of question objects"))
         }
@@ -244,6 +236,7 @@ fn read_evenhand(file: &str, obj: &Map<String, Value>) -> Result<QuestionSet, Qu
         modes,
         questions,
         source_format: FORMAT.into(),
+        reference_model: "reference".into(),
     })
 }
 
@@ -285,91 +278,6 @@ pub fn topic_slug(topic: &str) -> String {
         }
     }
     out.trim_end_matches('-').to_string()
-}
-
-/// The topic of an MSQAD file: its name without folders and extension.
-fn msqad_topic(file: &str) -> String {
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
-    base.strip_suffix(".json").or_else(|| base.strip_suffix(".JSON")).unwrap_or(base).trim().to_string()
-}
-
-fn read_msqad(file: &str, items: &[Value]) -> Result<QuestionSet, QuestionError> {
-    let topic = msqad_topic(file);
-    if topic.is_empty() {
-        return Err(QuestionError::new(file, "MSQAD files name their topic in the file name, e.g. \"Torture.json\""));
-    }
-    let slug = topic_slug(&topic);
-    let width = items.len().to_string().len().max(2);
-    let mut languages: Vec<String> = vec![];
-    let mut questions = vec![];
-    for (i, item) in items.iter().enumerate() {
-        let Value::Object(obj) = item else {
-            return Err(QuestionError::new(file, "expected an MSQAD question object").at(i, None));
-        };
-        let id = format!("{slug}-{:0width$}", i + 1);
-        let mut q = Question {
-            id: id.clone(),
-            topic: topic.clone(),
-            text: BTreeMap::new(),
-            acceptable: BTreeMap::new(),
-            non_acceptable: BTreeMap::new(),
-        };
-        for (key, value) in obj {
-            let Some(name) = key.strip_suffix("_question") else { continue };
-            let Some(&(_, code)) = MSQAD_LANGUAGES.iter().find(|(n, _)| *n == name) else {
-                return Err(QuestionError::new(file, format!("unknown language {name:?}; expected one of English, Korean, Chinese, Spanish, German, Hindi, French, Polish"))
-                    .at(i, Some(&id))
-                    .field(key.clone()));
-            };
-            let Some(text) = value.as_str().filter(|t| !t.trim().is_empty()) else {
-                return Err(QuestionError::new(file, "expected a non-empty question text")
-                    .at(i, Some(&id))
-                    .field(key.clone()));
-            };
-            q.text.insert(code.into(), text.to_string());
-            for (suffix, map) in
-                [("acceptable_response", &mut q.acceptable), ("non-acceptable_response", &mut q.non_acceptable)]
-            {
-                let k = format!("{name}_{suffix}");
-                match obj.get(&k) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(s)) => {
-                        map.insert(code.into(), s.clone());
-                    }
-                    Some(_) => {
-                        return Err(QuestionError::new(file, "expected a text").at(i, Some(&id)).field(k));
-                    }
-                }
-            }
-        }
-        if q.text.is_empty() {
-            return Err(QuestionError::new(file, "no <Language>_question key (e.g. English_question) in this object")
-                .at(i, Some(&id)));
-        }
-        if i == 0 {
-            languages = MSQAD_LANGUAGES.iter().map(|(_, c)| c.to_string()).filter(|c| q.text.contains_key(c)).collect();
-        } else if let Some(missing) = languages.iter().find(|l| !q.text.contains_key(*l)) {
-            let name = MSQAD_LANGUAGES.iter().find(|(_, c)| c == missing).map_or("", |(n, _)| n);
-            return Err(QuestionError::new(file, "missing here although the first question has it")
-                .at(i, Some(&id))
-                .field(format!("{name}_question")));
-        }
-        questions.push(q);
-    }
-    if questions.is_empty() {
-        return Err(QuestionError::new(file, "the MSQAD array has no questions"));
-    }
-    let modes = super::plan::default_modes(&languages);
-    Ok(QuestionSet {
-        name: format!("MSQAD: {topic}"),
-        description: "Imported from MSQAD's JSON; the prompt modes are Evenhand's own wordings.".into(),
-        license: "see the source of the file (MSQAD publishes no license)".into(),
-        languages,
-        topics: vec![topic],
-        modes,
-        questions,
-        source_format: "msqad".into(),
-    })
 }
 
 /// Several files read into one set (e.g. MSQAD's one file per topic). Ids must stay unique

@@ -140,10 +140,15 @@ impl Session {
 
     pub fn load_questions(&mut self, name: &str, bytes: &[u8]) -> Result<SetSummary, SessionError> {
         let set = questions::read(name, bytes)?;
+        Ok(self.use_set(name, set))
+    }
+
+    /// A set read elsewhere (several files merged, for instance).
+    pub fn use_set(&mut self, name: &str, set: QuestionSet) -> SetSummary {
         let s = summary(name, &set);
         self.set = Some((name.into(), set));
         self.run = None;
-        Ok(s)
+        s
     }
 
     /// Plans a simulated run; returns the number of calls to make.
@@ -184,6 +189,18 @@ impl Session {
 
     pub fn cancel(&mut self) {
         self.run = None;
+    }
+
+    /// Analyses the question set's own reference responses (e.g. MSQAD's released ones).
+    pub fn use_references(&mut self) -> Result<LoadSummary, SessionError> {
+        let (file, set) = self.set.as_ref().ok_or(SessionError::NoQuestions)?;
+        let records = plan::reference_records(set);
+        if records.is_empty() {
+            return Err(SessionError::NoRecords { file: file.clone(), problems: vec![] });
+        }
+        let n = records.len();
+        self.data = Dataset::new(file, records, &self.lexicon);
+        Ok(LoadSummary { file: file.clone(), records: n, used: n, problems: vec![], warnings: vec![] })
     }
 
     pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<LoadSummary, SessionError> {

@@ -108,6 +108,17 @@ export function createXlingSetup(call, onData) {
     }
   });
 
+  $("xl-references").addEventListener("click", async () => {
+    const box = $("xl-upload-result");
+    try {
+      const s = await call("xlUseReferences");
+      showIn(box, el("p", { class: "success", role: "status", text: `${s.file}: ${plural(s.used, "reference response")} to analyse.` }));
+      await onData({ modes: [] });
+    } catch (err) {
+      showIn(box, alert(el("p", { text: errorMessage(err) })));
+    }
+  });
+
   $("xl-records-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     event.target.value = "";
