@@ -175,6 +175,7 @@ pub fn crosslingual_session_refuses_garbage_and_runs() {
         assert!(x.load_embeddings("e.csv", bytes).is_err());
     }
     assert!(x.export("xlsx").is_err());
+    assert!(x.use_references().is_err(), "no question set yet");
     x.use_builtin().unwrap();
     let request = Object::new();
     Reflect::set(&request, &"languages".into(), &Array::of2(&"en".into(), &"hi".into())).unwrap();

@@ -62,6 +62,15 @@ test("the simulated run shows the CLI's numbers and finds the language effect", 
   const hiRow = page.locator("#xl-heat-lang tbody tr", { has: page.locator('th:text-is("hi")') });
   const deCol = LANGS.slice().sort().indexOf("de");
   await expect(hiRow.locator("td").nth(deCol)).toContainText("▲");
+  // The corrected p shown equals the native one (same bits, same formatting).
+  const fmtP = (p) => (p < 0.001 ? p.toExponential(1) : p.toFixed(3));
+  const pooledModel = native.families.find((f) => f.name === "pairs x models").tests.find((t) => t.a === "de" && t.b === "hi");
+  await expect(hiRow.locator("td").nth(deCol)).toHaveText(`▲ ${fmtP(pooledModel.p_holm)}${pooledModel.significant_holm ? "*" : ""}`);
+  await expect(page.locator("#xl-topic-rates tbody tr")).toHaveCount(3);
+  const hiArms = native.rates_by_language_topic.find((r) => r.language === "hi" && r.topic === "Arms").interval;
+  const hiCol = LANGS.slice().sort().indexOf("hi");
+  await expect(page.locator("#xl-topic-rates tbody tr").first().locator("td").nth(hiCol))
+    .toContainText(`${(hiArms.rate * 100).toFixed(1)}%`);
   await expect(page.locator("#xl-heat-topics tbody tr")).toHaveCount(15);
   await expect(page.locator("#xl-heat-topics thead th")).toHaveCount(1 + 3);
 
@@ -119,5 +128,8 @@ test("question files: errors name the question and field; MSQAD JSON with a BOM 
   await page.getByRole("button", { name: "Run the simulated model" }).click();
   await expect(page.locator("#xl-run-result")).toContainText("answered");
   await expect(page.locator("#xl-heat-topic option")).toHaveText(["all topics (pooled)", "Torture"]);
+  await page.getByRole("button", { name: "Analyse the reference responses" }).click();
+  await expect(page.locator("#xl-upload-result")).toContainText("36 reference responses");
+  await expect(page.locator('#xl-rates tbody tr[data-language="en"] td.rate')).toHaveText("50.0%"); // 3 of 6: NA refusals only
   await shot(page, "crosslingual-msqad");
 });

@@ -40,6 +40,18 @@ function fillSelect(select, values, allLabel) {
   if ([...select.options].some((o) => o.value === keep)) select.value = keep;
 }
 
+/** A rows x languages grid of rates, from report rates keyed by `field` (topic or model). */
+function rateGrid(table, rates, field, languages, label) {
+  const rows = [...new Set(rates.map((r) => r[field]))];
+  table.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: label }),
+    languages.map((l) => el("th", { scope: "col", text: l }))));
+  table.querySelector("tbody").replaceChildren(...rows.map((row) => el("tr", {}, el("th", { scope: "row", text: row }),
+    languages.map((l) => {
+      const p = rates.find((r) => r[field] === row && r.language === l)?.interval;
+      return el("td", { class: "num", text: p ? `${percent(p.rate)} [${percent(p.low, 0)}–${percent(p.high, 0)}]` : "–" });
+    }))));
+}
+
 export function createXlingDashboard() {
   let report = null;
 
@@ -117,6 +129,8 @@ export function createXlingDashboard() {
         el("td", { class: "num", text: p ? `${percent(p.low)} – ${percent(p.high)}` : "–" }),
         el("td", { text: k.differs_from.join(", ") || "none" }));
     }));
+    rateGrid($("xl-topic-rates"), report.rates_by_language_topic, "topic", report.languages, "topic");
+    rateGrid($("xl-model-rates"), report.rates_by_language_model, "model", report.languages, "model");
     fillSelect($("xl-heat-topic"), report.topics, "all topics (pooled)");
     fillSelect($("xl-heat-model"), report.models, null);
     fillSelect($("xl-family"), report.families.map((f) => f.name), null);
