@@ -292,6 +292,29 @@ fn mcnemar_tables_by_hand() {
 }
 
 #[test]
+fn case_ids_pair_records_without_a_question_id() {
+    // The same table with question_id dropped and case ids in the plan's shape pairs the same way.
+    let csv = hand_table().replace("record_id,method,question_id,", "record_id,method,case_id,");
+    let csv: String = csv
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                return format!("{l}\n");
+            }
+            let f: Vec<&str> = l.splitn(4, ',').collect();
+            let lang = &f[0][f[0].rfind('-').unwrap() + 1..];
+            format!("{},{},{}:{lang}:non_acceptable,{}\n", f[0], f[1], f[2], f[3])
+        })
+        .collect();
+    let by_case = analysis::analyse(&dataset(&csv), &Settings::default());
+    let by_question = analysis::analyse(&dataset(&hand_table()), &Settings::default());
+    let tables = |r: &analysis::Report| r.families[2].tests.iter().map(|t| t.table).collect::<Vec<_>>();
+    assert_eq!(tables(&by_case), tables(&by_question));
+    assert_eq!(by_case.families[2].tests[0].pairs, 7);
+}
+
+#[test]
 fn correction_families_have_the_stated_size() {
     let d = dataset(&hand_table());
     let r = analysis::analyse(&d, &Settings::default());

@@ -199,7 +199,12 @@ pub fn analyse(d: &Dataset, s: &Settings) -> Report {
             Some((
                 i,
                 Unit {
-                    question_id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
+                    // Without a question_id, the case id "<question>:<language>:<mode>" still names it.
+                    question_id: if r.question_id.is_empty() {
+                        r.case_id.split(':').next().unwrap_or("").to_string()
+                    } else {
+                        r.question_id.clone()
+                    },
                     mode: r.template_id.clone(),
                     model: r.model.clone(),
                     sample: r.sample_index,
