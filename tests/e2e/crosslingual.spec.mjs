@@ -97,6 +97,16 @@ test("the simulated run shows the CLI's numbers and finds the language effect", 
     await expect(page.locator(`#xl-rates tbody tr[data-language="${r.language}"] td.rate`))
       .toHaveText(`${(r.interval.rate * 100).toFixed(1)}%`);
   }
+  // The simulation's truth uploaded as labels: the lexicon agrees with every one (κ = 1).
+  const labelled = readFileSync(path.join(dir, "records.csv"), "utf8").replace("simulated_refusal", "refusal_label");
+  await page.getByLabel("Record file (CSV, JSONL, JSON)").setInputFiles({ name: "labelled.csv", mimeType: "text/csv", buffer: Buffer.from(labelled) });
+  await expect(page.locator("#xl-upload-result")).toContainText("labelled.csv");
+  const agreement = page.locator("#xl-agreement tbody tr").first();
+  await expect(agreement.locator("th")).toHaveText("lexicon / label");
+  await expect(agreement.locator("td").nth(0)).toHaveText(String(6 * 6 * SAMPLES));
+  await expect(agreement.locator("td").nth(5)).toHaveText("100.0%");
+  await expect(agreement.locator("td").nth(6)).toHaveText("1.000");
+  await expect(page.locator("#xl-review tbody tr").first().locator("td").last()).toContainText("label: refusal");
   await page.getByLabel(/Response embeddings/).setInputFiles(path.join(dir, "embeddings.jsonl"));
   await expect(page.locator("#xl-upload-result")).toContainText(`${6 * 6 * SAMPLES} records got an embedding`);
   expect(errors).toEqual([]);

@@ -147,7 +147,9 @@ export function createXlingDashboard() {
     $("xl-review").querySelector("tbody").replaceChildren(...report.review.map((x) => el("tr", {},
       el("td", { text: x.language }), el("td", { text: x.flagged ? "refusal" : "answer" }), el("td", { text: x.question_id }),
       el("td", { text: x.mode }), el("td", { class: "response", text: x.response }),
-      el("td", { text: x.lexicon_match ?? (x.flagged ? "" : "no phrase matched") }))));
+      el("td", { text: [x.lexicon_match ?? "no phrase matched",
+        x.label == null ? null : `label: ${x.label ? "refusal" : "answer"}`,
+        x.judge == null ? null : `judge: ${x.judge ? "REFUSAL" : "ANSWER"}`].filter(Boolean).join("; ") }))));
 
     const e = report.embeddings;
     $("xl-embeddings-info").textContent = e.with_embedding
