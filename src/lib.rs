@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod bbq;
 pub mod bundle;
+pub mod crosslingual;
 pub mod demo;
 pub mod divergence;
 pub mod formats;

@@ -452,3 +452,78 @@ pub fn pca_2d(dim: u32, values: Vec<f64>) -> Result<JsValue, JsValue> {
     let v = crate::stats::multivariate::Vectors::from_flat(dim as usize, values).map_err(failed)?;
     to_js(&crate::stats::pca::pca_2d(&v).map_err(failed)?)
 }
+
+/// One open cross-lingual analysis (MSQAD method); the page's worker holds one.
+#[wasm_bindgen]
+pub struct XlingSession(crate::crosslingual::session::Session);
+
+#[wasm_bindgen]
+impl XlingSession {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> XlingSession {
+        XlingSession(Default::default())
+    }
+
+    pub fn use_builtin(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.use_builtin().map_err(failed)?)
+    }
+
+    /// An evenhand-questions or MSQAD JSON file.
+    pub fn load_questions(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_questions(name, bytes).map_err(failed)?)
+    }
+
+    /// `request`: {languages, modes, samples, seed, behaviour?}; returns {done, total}.
+    pub fn plan_run(&mut self, request: JsValue) -> Result<JsValue, JsValue> {
+        let r: crate::crosslingual::session::RunRequest = from_js("run request", request)?;
+        to_js(&self.0.plan_run(r).map_err(failed)?)
+    }
+
+    /// Runs up to `cases` more cases of the planned run; returns {done, total}.
+    pub fn step(&mut self, cases: u32) -> Result<JsValue, JsValue> {
+        to_js(&self.0.step(cases as usize).map_err(failed)?)
+    }
+
+    pub fn cancel(&mut self) {
+        self.0.cancel();
+    }
+
+    pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_records(name, bytes).map_err(failed)?)
+    }
+
+    /// The question set's own reference responses as the records to analyse.
+    pub fn use_references(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.use_references().map_err(failed)?)
+    }
+
+    /// CSV record_id,embedding or JSONL; returns how many records got a vector.
+    pub fn load_embeddings(&mut self, name: &str, bytes: &[u8]) -> Result<usize, JsValue> {
+        self.0.load_embeddings(name, bytes).map_err(failed)
+    }
+
+    pub fn set_settings(&mut self, settings: JsValue) -> Result<(), JsValue> {
+        let s: crate::crosslingual::analysis::Settings = from_js("settings", settings)?;
+        self.0.set_settings(s).map_err(failed)
+    }
+
+    pub fn settings(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.settings)
+    }
+
+    /// {report, rates_svg}.
+    pub fn view(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.view().map_err(failed)?)
+    }
+
+    /// csv, jsonl, json or embeddings (JSONL).
+    pub fn export(&self, format: &str) -> Result<String, JsValue> {
+        self.0.export(format).map_err(failed)
+    }
+}
+
+impl Default for XlingSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}

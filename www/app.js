@@ -10,6 +10,7 @@ import { createUpload } from "./views/upload.js";
 import { createShare } from "./views/share.js";
 import { createBenchmarks } from "./views/benchmarks.js";
 import { createDivergence } from "./views/divergence.js";
+import { createCrosslingual } from "./views/crosslingual.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -76,6 +77,7 @@ async function boot() {
   createShare(call);
   createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
   createDivergence(call); // likewise; loads its built-in probe set in the background
+  createCrosslingual(call); // likewise
 
   $("run-simulated").addEventListener("click", async () => {
     const button = $("run-simulated");

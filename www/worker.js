@@ -1,13 +1,15 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { Workspace, BbqSession, DivergenceSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
+import init, { Workspace, BbqSession, DivergenceSession, XlingSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
 
 let ws;
 let session; // made on first use, so the demo on load does not wait for it
 const bbq = () => (session ??= new BbqSession());
 let divergence; // the Divergence tab's session, made on first use
 const cd = () => (divergence ??= new DivergenceSession());
+let xlingSession;
+const xling = () => (xlingSession ??= new XlingSession());
 const ready = init().then(
   () => {
     ws = new Workspace(); // opens on the built-in demo
@@ -69,6 +71,21 @@ const ops = {
   cdState: () => cd().state(),
   cdDataCsv: () => cd().data_csv(),
   cdExport: (format) => cd().export(format),
+
+  // The Cross-lingual tab. A simulated run is planned once and then stepped, so the page can
+  // show progress and cancel between steps.
+  xlUseBuiltin: () => xling().use_builtin(),
+  xlLoadQuestions: (name, data) => xling().load_questions(name, bytes(data)),
+  xlPlanRun: (request) => xling().plan_run(request),
+  xlStep: (cases) => xling().step(cases),
+  xlCancel: () => xling().cancel(),
+  xlLoadRecords: (name, data) => xling().load_records(name, bytes(data)),
+  xlUseReferences: () => xling().use_references(),
+  xlLoadEmbeddings: (name, data) => xling().load_embeddings(name, bytes(data)),
+  xlSetSettings: (settings) => xling().set_settings(settings),
+  xlSettings: () => xling().settings(),
+  xlView: () => xling().view(),
+  xlExport: (format) => xling().export(format),
 };
 
 // Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS

@@ -23,11 +23,13 @@ macro_rules! all_facade_tests {
             divergence_session_refuses_garbage_and_matches_the_core,
             permanova_gives_the_native_bits,
             permanova_refuses_bad_input_without_trapping,
+            crosslingual_session_refuses_garbage_and_runs,
         );
     };
 }
 
 use evenhand::web::{self, BbqSession, DivergenceSession, Workspace};
+use evenhand::web::{self, BbqSession, Workspace, XlingSession};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -328,4 +330,36 @@ pub fn permanova_refuses_bad_input_without_trapping() {
     assert!(web::pca_2d(0, vec![]).is_err());
     assert!(web::pca_2d(2, vec![1.0]).is_err());
     assert!(web::pca_2d(2, vec![1.0, f64::INFINITY, 0.0, 0.0]).is_err());
+}
+
+pub fn crosslingual_session_refuses_garbage_and_runs() {
+    let mut x = XlingSession::new();
+    assert!(x.view().is_err(), "no data yet");
+    assert!(x.step(5).is_err(), "no run planned");
+    for g in garbage() {
+        assert!(x.plan_run(g.clone()).is_err(), "plan_run accepted {g:?}");
+        assert!(x.set_settings(g.clone()).is_err(), "set_settings accepted {g:?}");
+    }
+    for bytes in [&b""[..], b"\xff\xfe", b"[1,2", b"{\"format\":\"evenhand-questions\"}", b"[{}]", b"42"] {
+        assert!(x.load_questions("q.json", bytes).is_err());
+        assert!(x.load_records("r.csv", bytes).is_err());
+        assert!(x.load_embeddings("e.csv", bytes).is_err());
+    }
+    assert!(x.export("xlsx").is_err());
+    assert!(x.use_references().is_err(), "no question set yet");
+    x.use_builtin().unwrap();
+    let request = Object::new();
+    Reflect::set(&request, &"languages".into(), &Array::of2(&"en".into(), &"hi".into())).unwrap();
+    Reflect::set(&request, &"modes".into(), &Array::of1(&"non_acceptable".into())).unwrap();
+    Reflect::set(&request, &"samples".into(), &JsValue::from_f64(2.0)).unwrap();
+    let plan = x.plan_run(request.into()).unwrap();
+    assert_eq!(Reflect::get(&plan, &"total".into()).unwrap().as_f64(), Some(24.0));
+    let mut done = 0.0;
+    while done < 24.0 {
+        done = Reflect::get(&x.step(5).unwrap(), &"done".into()).unwrap().as_f64().unwrap();
+    }
+    let view = x.view().unwrap();
+    let report = Reflect::get(&view, &"report".into()).unwrap();
+    assert_eq!(Reflect::get(&report, &"records".into()).unwrap().as_f64(), Some(24.0));
+    assert!(x.load_embeddings("e.csv", b"record_id,embedding\nnope,[1]\n").is_err());
 }

@@ -18,6 +18,9 @@ test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ p
   expect(await focusedId(page)).toBe("tab-divergence");
   await expect(page.locator("#panel-divergence")).toBeVisible();
   await page.keyboard.press("ArrowRight");
+  expect(await focusedId(page)).toBe("tab-xling"); // then Cross-lingual
+  await expect(page.locator("#panel-xling")).toBeVisible();
+  await page.keyboard.press("ArrowRight");
   expect(await focusedId(page)).toBe("tab-share");
   await expect(page.locator("#tab-share")).toHaveAttribute("aria-selected", "true");
   await expect(page.locator("#panel-share")).toBeVisible();

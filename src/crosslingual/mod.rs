@@ -1,0 +1,32 @@
+//! Cross-lingual ethical bias (the MSQAD method): the same sensitive question asked in several
+//! languages; does the language alone change whether the model refuses, and what it says?
+//!
+//! The flow, one module per step: [`questions`] (our format and MSQAD's JSON) -> [`plan`]
+//! (cases with stable ids) -> [`simulate`] (the simulated model, or an uploaded record table) ->
+//! [`lexicon`] + [`detect`] (refusal verdicts per record and detector) -> [`analysis`] (rates
+//! with Wilson intervals, paired McNemar tables per language pair, topic and model, Holm and
+//! BH over the stated family) -> [`review`] (a seeded sample to check the detector by eye) and
+//! [`chart`]. [`session`] holds one open analysis for the page. [`embeddings`] is a minimal
+//! reader of uploaded response embeddings (see its note); PERMANOVA is added by the integrator
+//! through [`analysis::embedding_groups`].
+
+pub mod analysis;
+pub mod chart;
+pub mod detect;
+pub mod embeddings;
+pub mod lexicon;
+pub mod msqad;
+pub mod pairs;
+pub mod plan;
+pub mod questions;
+pub mod review;
+pub mod session;
+pub mod simulate;
+
+/// The `method` column value of cross-lingual records.
+pub const METHOD: &str = "crosslingual";
+
+/// The primary language subtag in lower case: "en_US" -> "en", "zh-Hans" -> "zh".
+pub fn primary_language(code: &str) -> String {
+    code.trim().split(['_', '-']).next().unwrap_or("").to_ascii_lowercase()
+}

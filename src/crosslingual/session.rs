@@ -1,0 +1,279 @@
+//! One open cross-lingual analysis, for the page: a question set, a planned run on the
+//! simulated model (done in chunks so the worker can report progress and stop), or an
+//! uploaded record table; optional embeddings; the analysis settings. A failed load never
+//! replaces what is already here.
+
+use super::analysis::{self, Dataset, Report, Settings};
+use super::embeddings;
+use super::lexicon::Lexicon;
+use super::plan::{self, Case};
+use super::questions::{self, QuestionSet};
+use super::simulate::{self, Behaviour};
+use crate::formats::{self, FileFormat, Problem};
+use crate::record::Record;
+use serde::{Deserialize, Serialize};
+
+/// The built-in question set. INTEGRATOR: point this at datasets/crosslingual/questions.json
+/// (written on another branch) once it is merged; until then it is our small test fixture.
+pub const BUILTIN_NAME: &str = "tests/fixtures/crosslingual/questions.json";
+pub const BUILTIN_QUESTIONS: &str = include_str!("../../tests/fixtures/crosslingual/questions.json");
+
+/// Upper bound on simulated calls per run, so a typo cannot hang the page.
+pub const MAX_CALLS: usize = 500_000;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SetSummary {
+    pub file: String,
+    pub name: String,
+    pub source_format: String,
+    pub languages: Vec<String>,
+    pub topics: Vec<String>,
+    pub modes: Vec<String>,
+    pub questions: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRequest {
+    #[serde(default)]
+    pub languages: Vec<String>,
+    #[serde(default)]
+    pub modes: Vec<String>,
+    pub samples: u32,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub behaviour: Option<Behaviour>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadSummary {
+    pub file: String,
+    pub records: usize,
+    pub used: usize,
+    pub problems: Vec<Problem>,
+    pub warnings: Vec<Problem>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct View {
+    pub report: Report,
+    pub rates_svg: String,
+}
+
+#[derive(Debug, thiserror::Error, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum SessionError {
+    #[error("{0}")]
+    Questions(#[from] questions::QuestionError),
+    #[error("{0}")]
+    Plan(#[from] plan::PlanError),
+    #[error("{0}")]
+    File(String),
+    #[error("{0}")]
+    Embeddings(Problem),
+    #[error("load or choose a question set first")]
+    NoQuestions,
+    #[error("plan a run first")]
+    NoRun,
+    #[error("{0}")]
+    Invalid(String),
+    #[error(
+        "{file}: no cross-lingual record (method crosslingual or a question_id) in the file; the earlier records are kept"
+    )]
+    NoRecords { file: String, problems: Vec<Problem> },
+    #[error("load records (or run the simulated model) before embeddings")]
+    NoData,
+}
+
+struct Run {
+    behaviour: Behaviour,
+    seed: u64,
+    samples: u32,
+    cases: Vec<Case>,
+    done: usize,
+    out: Vec<(Record, Vec<f64>)>,
+}
+
+pub struct Session {
+    lexicon: Lexicon,
+    set: Option<(String, QuestionSet)>,
+    run: Option<Run>,
+    data: Dataset,
+    pub settings: Settings,
+}
+
+impl Default for Session {
+    fn default() -> Session {
+        Session {
+            lexicon: Lexicon::builtin(),
+            set: None,
+            run: None,
+            data: Dataset::default(),
+            settings: Settings::default(),
+        }
+    }
+}
+
+fn summary(file: &str, s: &QuestionSet) -> SetSummary {
+    SetSummary {
+        file: file.into(),
+        name: s.name.clone(),
+        source_format: s.source_format.clone(),
+        languages: s.languages.clone(),
+        topics: s.topics.clone(),
+        modes: s.modes.keys().cloned().collect(),
+        questions: s.questions.len(),
+    }
+}
+
+impl Session {
+    pub fn use_builtin(&mut self) -> Result<SetSummary, SessionError> {
+        self.load_questions(BUILTIN_NAME, BUILTIN_QUESTIONS.as_bytes())
+    }
+
+    pub fn load_questions(&mut self, name: &str, bytes: &[u8]) -> Result<SetSummary, SessionError> {
+        let set = questions::read(name, bytes)?;
+        Ok(self.use_set(name, set))
+    }
+
+    /// A set read elsewhere (several files merged, for instance).
+    pub fn use_set(&mut self, name: &str, set: QuestionSet) -> SetSummary {
+        let s = summary(name, &set);
+        self.set = Some((name.into(), set));
+        self.run = None;
+        s
+    }
+
+    /// Plans a simulated run; returns the number of calls to make.
+    pub fn plan_run(&mut self, r: RunRequest) -> Result<Progress, SessionError> {
+        let (_, set) = self.set.as_ref().ok_or(SessionError::NoQuestions)?;
+        let behaviour = r.behaviour.unwrap_or_default();
+        behaviour.validate().map_err(SessionError::Invalid)?;
+        if r.samples == 0 || r.samples > 1000 {
+            return Err(SessionError::Invalid("samples must be from 1 to 1000".into()));
+        }
+        let cases = plan::plan(set, &r.languages, &r.modes)?;
+        let total = cases.len().saturating_mul(r.samples as usize);
+        if total > MAX_CALLS {
+            return Err(SessionError::Invalid(format!("{total} calls planned; at most {MAX_CALLS}")));
+        }
+        self.run = Some(Run { behaviour, seed: r.seed, samples: r.samples, cases, done: 0, out: vec![] });
+        Ok(Progress { done: 0, total })
+    }
+
+    /// Runs up to `cases` more cases; when the last is done, the records replace the data.
+    pub fn step(&mut self, cases: usize) -> Result<Progress, SessionError> {
+        let run = self.run.as_mut().ok_or(SessionError::NoRun)?;
+        let end = (run.done + cases.max(1)).min(run.cases.len());
+        let chunk = simulate::run(&run.behaviour, run.seed, "sim", &run.cases[run.done..end], run.samples);
+        run.out.extend(chunk);
+        run.done = end;
+        let s = run.samples as usize;
+        let progress = Progress { done: end * s, total: run.cases.len() * s };
+        if end == run.cases.len() {
+            let run = self.run.take().ok_or(SessionError::NoRun)?;
+            let (records, embs): (Vec<Record>, Vec<Vec<f64>>) = run.out.into_iter().unzip();
+            let mut data = Dataset::new("simulated run", records, &self.lexicon);
+            data.embeddings = embs.into_iter().map(Some).collect();
+            self.data = data;
+        }
+        Ok(progress)
+    }
+
+    pub fn cancel(&mut self) {
+        self.run = None;
+    }
+
+    /// Analyses the question set's own reference responses (e.g. MSQAD's released ones).
+    pub fn use_references(&mut self) -> Result<LoadSummary, SessionError> {
+        let (file, set) = self.set.as_ref().ok_or(SessionError::NoQuestions)?;
+        let records = plan::reference_records(set);
+        if records.is_empty() {
+            return Err(SessionError::NoRecords { file: file.clone(), problems: vec![] });
+        }
+        let n = records.len();
+        self.data = Dataset::new(file, records, &self.lexicon);
+        Ok(LoadSummary { file: file.clone(), records: n, used: n, problems: vec![], warnings: vec![] })
+    }
+
+    pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<LoadSummary, SessionError> {
+        let loaded = formats::load(name, bytes, None).map_err(|e| SessionError::File(e.to_string()))?;
+        let n = loaded.records.len();
+        let data = Dataset::new(name, loaded.records, &self.lexicon);
+        if data.records.is_empty() {
+            return Err(SessionError::NoRecords { file: name.into(), problems: loaded.errors });
+        }
+        let used = data.records.len();
+        self.data = data;
+        Ok(LoadSummary { file: name.into(), records: n, used, problems: loaded.errors, warnings: loaded.warnings })
+    }
+
+    /// Attaches uploaded embeddings; returns how many records got a vector.
+    pub fn load_embeddings(&mut self, name: &str, bytes: &[u8]) -> Result<usize, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let e = embeddings::read(name, bytes).map_err(SessionError::Embeddings)?;
+        match self.data.attach(&e) {
+            0 => Err(SessionError::Invalid(format!(
+                "{name}: no record_id in the file matches a loaded record (embedding_ref or record_id); nothing attached"
+            ))),
+            n => Ok(n),
+        }
+    }
+
+    pub fn set_settings(&mut self, s: Settings) -> Result<(), SessionError> {
+        s.validate().map_err(SessionError::Invalid)?;
+        self.settings = s;
+        Ok(())
+    }
+
+    pub fn dataset(&self) -> &Dataset {
+        &self.data
+    }
+
+    pub fn view(&self) -> Result<View, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let report = analysis::analyse(&self.data, &self.settings);
+        let sim = if report.simulated { " (SIMULATED model)" } else { "" };
+        let rates_svg = super::chart::refusal_rates(
+            &report.rates_by_language,
+            &format!("Refusal rate per language, {} detector{sim}", report.detector.as_str()),
+        );
+        Ok(View { report, rates_svg })
+    }
+
+    /// The records as csv, jsonl or json, or the embeddings as JSONL ("embeddings").
+    pub fn export(&self, format: &str) -> Result<String, SessionError> {
+        let f = match format {
+            "csv" => FileFormat::Csv,
+            "jsonl" => FileFormat::Jsonl,
+            "json" => FileFormat::Json,
+            "embeddings" => {
+                let e: embeddings::Embeddings = self
+                    .data
+                    .records
+                    .iter()
+                    .zip(&self.data.embeddings)
+                    .filter_map(|(r, e)| e.as_ref().map(|v| (r.record_id.clone(), v.clone())))
+                    .collect();
+                return Ok(embeddings::write_jsonl(&e));
+            }
+            other => {
+                return Err(SessionError::Invalid(format!(
+                    "format: expected csv, jsonl, json or embeddings, found {other:?}"
+                )));
+            }
+        };
+        Ok(formats::write(&self.data.records, f))
+    }
+}

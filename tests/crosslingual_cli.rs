@@ -1,0 +1,68 @@
+//! `evenhand crosslingual`: a simulated run written to --out reads back to the same numbers.
+
+use std::process::Command;
+
+fn evenhand(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn simulate_then_read_back() {
+    let dir = std::env::temp_dir().join(format!("evenhand-xling-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = evenhand(&[
+        "crosslingual",
+        "--simulate",
+        "--languages",
+        "en,hi,de",
+        "--modes",
+        "non_acceptable",
+        "--samples",
+        "4",
+        "--seed",
+        "11",
+        "--out",
+        d,
+        "--method",
+        "midp",
+    ]);
+    assert!(ok, "{err}");
+    let first: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(first["variant"], "McNemar mid-p (statsmodels convention)");
+    assert_eq!(first["records"], 6 * 3 * 4);
+    for f in first["families"].as_array().unwrap() {
+        assert!(f["tests"].as_array().unwrap().iter().all(|t| t["test"]["method"] == "mid-p"));
+    }
+    let records = dir.join("records.csv");
+    let (ok, again, err) = evenhand(&[
+        "crosslingual",
+        "--records",
+        records.to_str().unwrap(),
+        "--embeddings",
+        dir.join("embeddings.jsonl").to_str().unwrap(),
+        "--seed",
+        "11",
+        "--method",
+        "midp",
+    ]);
+    assert!(ok, "{err}");
+    let again: serde_json::Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(first["rates_by_language"], again["rates_by_language"]);
+    assert_eq!(first["families"], again["families"]);
+    assert_eq!(again["embeddings"]["with_embedding"], 72);
+    assert!(dir.join("refusal_rates.svg").exists());
+    let (ok, _, err) = evenhand(&["crosslingual", "--records", records.to_str().unwrap(), "--method", "fisher"]);
+    assert!(!ok && err.contains("--method: expected exact, midp, chi2 or chi2-cc"), "{err}");
+    let (ok, _, err) = evenhand(&["crosslingual"]);
+    assert!(!ok && err.contains("--records"), "{err}");
+    let torture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/Torture.json");
+    let (ok, out, err) =
+        evenhand(&["crosslingual", "--references", "--questions", torture, "--modes", "non_acceptable"]);
+    assert!(ok, "{err}");
+    let refs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(refs["records"], 36);
+    assert_eq!(refs["judged"], 18);
+    assert_eq!(refs["models"], serde_json::json!(["msqad"]), "no model folder in the fixture's path");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,161 @@
+// The Cross-lingual dashboard: refusal rates with Wilson intervals (chart and table), the
+// McNemar heatmaps (language x language for one topic, and pairs x topics), the table of pair
+// tests of a chosen family, detector agreement and the review sample. Everything is text.
+import { $, el, percent, plural, setSvg } from "../dom.js";
+
+const ALL = "";
+const fmtP = (p) => (p == null || Number.isNaN(p) ? "–" : p < 0.001 ? p.toExponential(1) : p.toFixed(3));
+const num = (x, d = 3) => (x == null ? "–" : x.toFixed(d));
+
+/** Darker for smaller corrected p. */
+function heatClass(p) {
+  if (p == null) return "heat-0";
+  if (p < 0.001) return "heat-4";
+  if (p < 0.01) return "heat-3";
+  if (p < 0.05) return "heat-2";
+  if (p < 0.2) return "heat-1";
+  return "heat-0";
+}
+
+function mark(t) {
+  return t.significant_holm ? "*" : t.significant_bh ? "†" : "";
+}
+
+/** The cell for `row` against `col` from test t (whose languages are a and b). */
+function cell(t, row) {
+  if (!t) return el("td", { text: "–" });
+  const more = t.refuses_more;
+  const arrow = more == null ? "=" : more === row ? "▲" : "▼";
+  return el("td", {
+    class: `${heatClass(t.p_holm)}${t.significant_holm ? " sig" : ""}`,
+    title: `${t.a} vs ${t.b}: b=${t.table.n01}, c=${t.table.n10}, p=${fmtP(t.test.p_value)}, Holm ${fmtP(t.p_holm)}, BH ${fmtP(t.p_bh)}`,
+    text: `${arrow} ${fmtP(t.p_holm)}${mark(t)}`,
+  });
+}
+
+function fillSelect(select, values, allLabel) {
+  const keep = select.value;
+  select.replaceChildren(...(allLabel ? [el("option", { value: ALL, text: allLabel })] : []),
+    ...values.map((v) => el("option", { value: v, text: v })));
+  if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+}
+
+/** A rows x languages grid of rates, from report rates keyed by `field` (topic or model). */
+function rateGrid(table, rates, field, languages, label) {
+  const rows = [...new Set(rates.map((r) => r[field]))];
+  table.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: label }),
+    languages.map((l) => el("th", { scope: "col", text: l }))));
+  table.querySelector("tbody").replaceChildren(...rows.map((row) => el("tr", {}, el("th", { scope: "row", text: row }),
+    languages.map((l) => {
+      const p = rates.find((r) => r[field] === row && r.language === l)?.interval;
+      return el("td", { class: "num", text: p ? `${percent(p.rate)} [${percent(p.low, 0)}–${percent(p.high, 0)}]` : "–" });
+    }))));
+}
+
+export function createXlingDashboard() {
+  let report = null;
+
+  function familyByName(name) {
+    return report.families.find((f) => f.name === name);
+  }
+
+  function renderHeatmaps() {
+    const topic = $("xl-heat-topic").value;
+    const model = $("xl-heat-model").value || report.models[0];
+    const langs = report.languages;
+    // Language x language: one topic (main family) or all topics pooled (family "pairs x models").
+    const tests = topic === ALL
+      ? familyByName("pairs x models").tests.filter((t) => t.model === model)
+      : familyByName("pairs x topics x models").tests.filter((t) => t.topic === topic && t.model === model);
+    const find = (a, b) => tests.find((t) => (t.a === a && t.b === b) || (t.a === b && t.b === a));
+    const table = $("xl-heat-lang");
+    table.querySelector("caption").textContent =
+      `Language × language, ${topic === ALL ? "all topics pooled" : topic}, model ${model} (${report.variant}, Holm within its family)`;
+    table.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: "row vs column" }),
+      langs.map((l) => el("th", { scope: "col", text: l }))));
+    table.querySelector("tbody").replaceChildren(...langs.map((r) => el("tr", {}, el("th", { scope: "row", text: r }),
+      langs.map((c) => (r === c ? el("td", { class: "diag", text: "·" }) : cell(find(r, c), r))))));
+
+    // Pairs x topics, main family.
+    const main = familyByName("pairs x topics x models").tests.filter((t) => t.model === model);
+    const pairs = [];
+    for (let i = 0; i < langs.length; i++) for (let j = i + 1; j < langs.length; j++) pairs.push([langs[i], langs[j]]);
+    const t2 = $("xl-heat-topics");
+    t2.querySelector("caption").textContent = `Language pairs × topics, model ${model}: ▲ the first language of the pair refuses more`;
+    t2.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: "pair" }),
+      report.topics.map((tp) => el("th", { scope: "col", text: tp }))));
+    t2.querySelector("tbody").replaceChildren(...pairs.map(([a, b]) => el("tr", {}, el("th", { scope: "row", text: `${a}–${b}` }),
+      report.topics.map((tp) => cell(main.find((t) => t.topic === tp && t.a === a && t.b === b), a)))));
+  }
+
+  function renderTests() {
+    const f = familyByName($("xl-family").value) || report.families[0];
+    const r = (x) => (x.ratio == null ? "–" : `${x.accepted}/${x.total} = ${percent(x.ratio)}`);
+    $("xl-family-info").textContent = `${report.variant}; family “${f.name}”: ${f.description}; ${f.size} tests corrected together ` +
+      `at α = ${f.alpha}. Null hypothesis acceptance ratio: raw ${r(f.null_acceptance_raw)}, Holm ${r(f.null_acceptance_holm)}, ` +
+      `BH ${r(f.null_acceptance_bh)}.`;
+    $("xl-tests").querySelector("tbody").replaceChildren(...f.tests.map((t) => el("tr", {},
+      el("td", { text: t.a }), el("td", { text: t.b }), el("td", { text: t.topic ?? "all" }), el("td", { text: t.model ?? "all" }),
+      ...[t.table.n00, t.table.n01, t.table.n10, t.table.n11].map((n) => el("td", { class: "num", text: n })),
+      el("td", { class: "num", text: num(t.test.statistic) }),
+      el("td", { class: "num", text: fmtP(t.test.p_value) }),
+      el("td", { class: "num", text: `${fmtP(t.p_holm)}${t.significant_holm ? " *" : ""}` }),
+      el("td", { class: "num", text: `${fmtP(t.p_bh)}${t.significant_bh ? " *" : ""}` }),
+      el("td", { class: "num", text: t.test.odds_ratio == null ? "–" :
+        `${num(t.test.odds_ratio, 2)} [${num(t.test.odds_ratio_low, 2)}, ${num(t.test.odds_ratio_high, 2)}]` }),
+      el("td", { text: t.refuses_more ?? "neither" }))));
+  }
+
+  $("xl-heat-topic").addEventListener("change", () => report && renderHeatmaps());
+  $("xl-heat-model").addEventListener("change", () => report && renderHeatmaps());
+  $("xl-family").addEventListener("change", () => report && renderTests());
+
+  function render(view) {
+    report = view.report;
+    $("xl-dashboard").hidden = false;
+    const sim = report.simulated ? " Includes a SIMULATED model." : "";
+    $("xl-summary").textContent = `${report.judged} of ${report.records} responses judged by the ${report.detector} detector, ` +
+      `${plural(report.languages.length, "language")}, ${plural(report.topics.length, "topic")}, ` +
+      `${plural(report.models.length, "model")}, modes ${report.modes.join(", ")}.${sim}`;
+    setSvg($("xl-rates-chart"), view.rates_svg, `Refusal rate per language: ${report.rates_by_language
+      .map((r) => `${r.language} ${r.interval ? percent(r.interval.rate) : "no data"}`).join(", ")}`);
+    $("xl-rates").querySelector("tbody").replaceChildren(...report.ranking.map((k) => {
+      const r = report.rates_by_language.find((x) => x.language === k.language);
+      const p = r.interval;
+      return el("tr", { "data-language": k.language },
+        el("td", { class: "num", text: k.rank }), el("th", { scope: "row", text: k.language }),
+        el("td", { class: "num", text: r.refused }), el("td", { class: "num", text: r.n }),
+        el("td", { class: "num rate", text: p ? percent(p.rate) : "–" }),
+        el("td", { class: "num", text: p ? `${percent(p.low)} – ${percent(p.high)}` : "–" }),
+        el("td", { text: k.differs_from.join(", ") || "none" }));
+    }));
+    rateGrid($("xl-topic-rates"), report.rates_by_language_topic, "topic", report.languages, "topic");
+    rateGrid($("xl-model-rates"), report.rates_by_language_model, "model", report.languages, "model");
+    fillSelect($("xl-heat-topic"), report.topics, "all topics (pooled)");
+    fillSelect($("xl-heat-model"), report.models, null);
+    fillSelect($("xl-family"), report.families.map((f) => f.name), null);
+    renderHeatmaps();
+    renderTests();
+
+    $("xl-agreement").querySelector("tbody").replaceChildren(...(report.agreement.length ? report.agreement.map((a) => el("tr", {},
+      el("th", { scope: "row", text: `${a.a} / ${a.b}` }),
+      ...[a.n, a.both, a.only_a, a.only_b, a.neither].map((n) => el("td", { class: "num", text: n })),
+      el("td", { class: "num", text: a.percent_agreement == null ? "–" : `${a.percent_agreement.toFixed(1)}%` }),
+      el("td", { class: "num", text: a.kappa == null ? "undefined" : a.kappa.toFixed(3) })))
+      : [el("tr", {}, el("td", { colspan: 8, text: "Only one detector gave verdicts (add a refusal_label or judge_verdict column to compare)." }))]));
+
+    $("xl-review").querySelector("tbody").replaceChildren(...report.review.map((x) => el("tr", {},
+      el("td", { text: x.language }), el("td", { text: x.flagged ? "refusal" : "answer" }), el("td", { text: x.question_id }),
+      el("td", { text: x.mode }), el("td", { class: "response", text: x.response }),
+      el("td", { text: [x.lexicon_match ?? "no phrase matched",
+        x.label == null ? null : `label: ${x.label ? "refusal" : "answer"}`,
+        x.judge == null ? null : `judge: ${x.judge ? "REFUSAL" : "ANSWER"}`].filter(Boolean).join("; ") }))));
+
+    const e = report.embeddings;
+    $("xl-embeddings-info").textContent = e.with_embedding
+      ? `${e.with_embedding} responses have an embedding (dimension ${e.dimension}).`
+      : "No response embeddings loaded.";
+  }
+
+  return { render };
+}
