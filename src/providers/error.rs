@@ -11,7 +11,9 @@ const MAX_MESSAGE: usize = 300;
 #[derive(Debug, Clone, PartialEq, Error, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ProviderError {
-    #[error("HTTP {status}: the provider refused the key ({message}); check the key and that it belongs to this provider")]
+    #[error(
+        "HTTP {status}: the provider refused the key ({message}); check the key and that it belongs to this provider"
+    )]
     Auth { status: u16, message: String },
     #[error("HTTP 404: model or endpoint not found ({message}); check the model name and the base URL")]
     NotFound { message: String },
@@ -113,8 +115,7 @@ fn cut(text: &str) -> String {
 /// as an HTTP-date (needs `now_unix_s`). Negative or non-finite values are ignored.
 pub fn retry_after(headers: &[(String, String)], now_unix_s: Option<i64>) -> Option<f64> {
     let get = |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim());
-    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0)
-    {
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0) {
         return Some(ms / 1000.0);
     }
     let value = get("retry-after")?;
@@ -159,10 +160,7 @@ mod tests {
     fn status_codes_map_to_kinds_with_the_message_extracted() {
         let openai = br#"{"error":{"message":"Incorrect API key provided: sk-live-0123456789abcdef","type":"invalid_request_error","code":"invalid_api_key"}}"#;
         let e = ProviderError::from_status(401, &[], openai, Some("sk-live-0123456789abcdef"), None);
-        assert_eq!(
-            e,
-            ProviderError::Auth { status: 401, message: "Incorrect API key provided: [key removed]".into() }
-        );
+        assert_eq!(e, ProviderError::Auth { status: 401, message: "Incorrect API key provided: [key removed]".into() });
         assert!(!e.retryable());
         let anthropic = br#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"}}"#;
         assert_eq!(

@@ -63,7 +63,9 @@ pub fn embed_body(model: &str, inputs: &[String]) -> Value {
 }
 
 pub fn parse_embed(v: &Value) -> Result<Embeddings, ProviderError> {
-    let list = v.get("embeddings").and_then(Value::as_array).ok_or_else(|| missing("embeddings", "an array of vectors"))?;
-    let vectors = list.iter().enumerate().map(|(i, e)| vector(e, &format!("embeddings[{i}]"))).collect::<Result<_, _>>()?;
+    let list =
+        v.get("embeddings").and_then(Value::as_array).ok_or_else(|| missing("embeddings", "an array of vectors"))?;
+    let vectors =
+        list.iter().enumerate().map(|(i, e)| vector(e, &format!("embeddings[{i}]"))).collect::<Result<_, _>>()?;
     Ok(Embeddings { vectors, tokens_in: count(v, "/prompt_eval_count") })
 }

@@ -80,5 +80,8 @@ pub fn parse_embed(v: &Value) -> Result<Embeddings, ProviderError> {
     if indexed.iter().enumerate().any(|(pos, (i, _))| pos != *i) {
         return Err(missing("data[].index", "indices 0..n, each once"));
     }
-    Ok(Embeddings { vectors: indexed.into_iter().map(|(_, v)| v).collect(), tokens_in: count(v, "/usage/prompt_tokens") })
+    Ok(Embeddings {
+        vectors: indexed.into_iter().map(|(_, v)| v).collect(),
+        tokens_in: count(v, "/usage/prompt_tokens"),
+    })
 }

@@ -232,7 +232,13 @@ impl ProviderKind {
                      export the plan, run it with Replicate's own tools, and import the results file."
                         .into(),
                 ),
-                Capabilities { chat: false, logprobs: false, prompt_logprobs: false, embeddings: false, model_list: false },
+                Capabilities {
+                    chat: false,
+                    logprobs: false,
+                    prompt_logprobs: false,
+                    embeddings: false,
+                    model_list: false,
+                },
             ),
         };
         ProviderSpec { kind: self, label, wire, default_base_url: base, auth, cors, capabilities }
