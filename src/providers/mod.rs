@@ -9,6 +9,7 @@
 //! OpenAI-compatible server), [`anthropic`], [`gemini`] and [`ollama`].
 
 pub mod anthropic;
+pub mod cors;
 pub mod error;
 pub mod gemini;
 pub mod ollama;
