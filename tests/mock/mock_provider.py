@@ -46,6 +46,7 @@ MODES = ["401", "403", "404", "429", "500", "503", "timeout", "drop", "truncated
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # the default 5 resets connections when 16 clients connect at once
 
     def handle_error(self, request, client_address):
         pass  # a dropped or reset connection is part of the tests, not news
