@@ -6,9 +6,11 @@
 //!
 //! Each wire format (the JSON shape a family of APIs speaks) has its own module:
 //! [`openai`] (also Mistral, Groq, Together, OpenRouter, the Hugging Face router and any
-//! OpenAI-compatible server), [`anthropic`], [`gemini`] and [`ollama`].
+//! OpenAI-compatible server), [`anthropic`], [`gemini`] and [`ollama`]. [`cors`] turns a
+//! refused browser call into advice; [`batch`] writes and reads the providers' batch files.
 
 pub mod anthropic;
+pub mod batch;
 pub mod cors;
 pub mod error;
 pub mod gemini;
