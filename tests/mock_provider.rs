@@ -247,3 +247,19 @@ fn official_sdks_accept_the_mock() {
     assert!(n >= 26, "only {n} SDK checks ran");
     assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), n);
 }
+
+#[test]
+fn the_mock_stops_on_sigterm() {
+    let Some(mut mock) = start_mock(&[]) else { return };
+    let pid = mock.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = mock.child.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "the mock ignored SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,5 +1,10 @@
 //! Anthropic's Messages wire format. `max_tokens` is required by the API, so a request that
 //! leaves it unset gets [`DEFAULT_MAX_TOKENS`], and the recorded body shows it.
+//!
+//! *Verify:* the official Python SDK 2.12 (Nov 2026) no longer exposes `temperature` or
+//! `top_p`, so current models may refuse them. They are still sent when the user sets them
+//! (a setting is never dropped silently); a refusal comes back as `ProviderError::Rejected`
+//! with Anthropic's message naming the field.
 
 use super::error::ProviderError;
 use super::request::ChatRequest;
