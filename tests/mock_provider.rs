@@ -263,3 +263,44 @@ fn the_mock_stops_on_sigterm() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+fn header<'a>(raw: &'a RawResponse, name: &str) -> Option<&'a str> {
+    raw.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn the_mock_answers_preflights_and_adds_its_latency() {
+    let Some(mock) = start_mock(&["--latency-ms", "150"]) else { return };
+    let mut stream = TcpStream::connect(("127.0.0.1", mock.port)).unwrap();
+    let preflight = "OPTIONS /v1/messages HTTP/1.1\r\nHost: x\r\nOrigin: https://example.github.io\r\n\
+        Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: x-api-key, anthropic-version, \
+        anthropic-dangerous-direct-browser-access, content-type\r\nConnection: close\r\n\r\n";
+    stream.write_all(preflight.as_bytes()).unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 204"), "{text}");
+    let allowed = text.lines().find(|l| l.starts_with("Access-Control-Allow-Headers:")).unwrap().to_lowercase();
+    for h in [
+        "x-api-key",
+        "anthropic-version",
+        "anthropic-dangerous-direct-browser-access",
+        "content-type",
+        "x-goog-api-key",
+        "authorization",
+    ] {
+        assert!(allowed.contains(h), "{h} not allowed: {allowed}");
+    }
+
+    let req = build_chat(&endpoint(K::OpenAi, mock.port), Some(KEY), &chat("mock-a", "x")).unwrap();
+    let started = std::time::Instant::now();
+    let raw = send(&req, Duration::from_secs(5)).unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(150), "{:?}", started.elapsed());
+    assert_eq!(header(&raw, "access-control-allow-origin"), Some("*"));
+    let limited = send(
+        &build_chat(&endpoint(K::OpenAi, mock.port), None, &chat("mock-429", "x")).unwrap(),
+        Duration::from_secs(5),
+    );
+    let limited = limited.unwrap();
+    assert_eq!(header(&limited, "retry-after"), Some("1"));
+    assert!(header(&limited, "access-control-expose-headers").unwrap().contains("retry-after"));
+}
