@@ -7,7 +7,8 @@
 //! Each wire format (the JSON shape a family of APIs speaks) has its own module:
 //! [`openai`] (also Mistral, Groq, Together, OpenRouter, the Hugging Face router and any
 //! OpenAI-compatible server), [`anthropic`], [`gemini`] and [`ollama`]. [`cors`] turns a
-//! refused browser call into advice; [`batch`] writes and reads the providers' batch files.
+//! refused browser call into advice; [`batch`] writes and reads the providers' batch files;
+//! [`outcome`] writes a call's result into its record.
 
 pub mod anthropic;
 pub mod batch;
@@ -16,6 +17,7 @@ pub mod error;
 pub mod gemini;
 pub mod ollama;
 pub mod openai;
+pub mod outcome;
 pub mod redact;
 pub mod request;
 pub mod response;
