@@ -45,6 +45,10 @@ fn openai_chat_builds_and_parses() {
     let mistral = build_chat(&Endpoint::new(K::Mistral), Some(KEY), &req()).unwrap();
     assert_eq!(mistral.url, "https://api.mistral.ai/v1/chat/completions");
     assert_eq!(mistral.body.unwrap()["max_tokens"], 5);
+    // Together takes the number of alternatives as an integer `logprobs`.
+    let together = build_chat(&Endpoint::new(K::Together), Some(KEY), &ChatRequest { logprobs: Some(0), ..req() });
+    let body = together.unwrap().params_for_record();
+    assert_eq!((body["logprobs"].clone(), body.get("top_logprobs")), (json!(1), None));
 
     let answer = r#"{"id":"chatcmpl-x1","object":"chat.completion","created":1763900000,"model":"m1-2026-01-01",
       "choices":[{"index":0,"message":{"role":"assistant","content":"B","refusal":null},

@@ -6,9 +6,19 @@ use super::request::ChatRequest;
 use super::response::{ChatResponse, ContentFlag, Embeddings, count, missing, vector};
 use serde_json::{Map, Value, json};
 
-/// The request body. OpenAI itself wants `max_completion_tokens` (its reasoning models reject
-/// `max_tokens`); the other servers still read `max_tokens`.
-pub fn chat_body(req: &ChatRequest, openai_itself: bool) -> Value {
+/// Where the dialects of this wire format differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// OpenAI itself: `max_completion_tokens` (its reasoning models reject `max_tokens`).
+    OpenAi,
+    /// Together: `logprobs` is an integer, the number of alternatives (1 to 20).
+    Together,
+    /// Everyone else: `max_tokens`, and `logprobs: true` with `top_logprobs`.
+    Common,
+}
+
+/// The request body in `dialect`.
+pub fn chat_body(req: &ChatRequest, dialect: Dialect) -> Value {
     let mut messages = vec![];
     if let Some(system) = &req.system {
         messages.push(json!({"role": "system", "content": system}));
@@ -21,7 +31,7 @@ pub fn chat_body(req: &ChatRequest, openai_itself: bool) -> Value {
         body.insert("temperature".into(), json!(t));
     }
     if let Some(n) = req.max_tokens {
-        let name = if openai_itself { "max_completion_tokens" } else { "max_tokens" };
+        let name = if dialect == Dialect::OpenAi { "max_completion_tokens" } else { "max_tokens" };
         body.insert(name.into(), json!(n));
     }
     if let Some(p) = req.top_p {
@@ -30,7 +40,9 @@ pub fn chat_body(req: &ChatRequest, openai_itself: bool) -> Value {
     if let Some(s) = req.seed {
         body.insert("seed".into(), json!(s));
     }
-    if let Some(n) = req.logprobs {
+    if let Some(n) = req.logprobs.filter(|_| dialect == Dialect::Together) {
+        body.insert("logprobs".into(), json!(n.max(1)));
+    } else if let Some(n) = req.logprobs {
         body.insert("logprobs".into(), json!(true));
         if n > 0 {
             body.insert("top_logprobs".into(), json!(n));

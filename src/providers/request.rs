@@ -169,7 +169,12 @@ pub fn build_chat(endpoint: &Endpoint, key: Option<&str>, req: &ChatRequest) -> 
     let base = endpoint.base()?;
     let (url, body) = match spec.wire {
         WireFormat::OpenAiChat => {
-            (format!("{base}/chat/completions"), openai::chat_body(req, endpoint.kind == ProviderKind::OpenAi))
+            let dialect = match endpoint.kind {
+                ProviderKind::OpenAi => openai::Dialect::OpenAi,
+                ProviderKind::Together => openai::Dialect::Together,
+                _ => openai::Dialect::Common,
+            };
+            (format!("{base}/chat/completions"), openai::chat_body(req, dialect))
         }
         WireFormat::AnthropicMessages => {
             if req.seed.is_some() {
