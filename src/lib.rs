@@ -9,6 +9,7 @@ pub mod demo;
 pub mod divergence;
 pub mod formats;
 pub mod oracle;
+pub mod providers;
 pub mod record;
 pub mod report;
 pub mod rng;
