@@ -7,6 +7,7 @@ pub mod bundle;
 pub mod demo;
 pub mod divergence;
 pub mod formats;
+pub mod langbite;
 pub mod oracle;
 pub mod record;
 pub mod report;
