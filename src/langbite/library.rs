@@ -33,6 +33,8 @@ pub struct Template {
     pub concern: String,
     /// `constrained` / `verbose`; the legacy `open` / `adversarial` are mapped.
     pub input_type: String,
+    /// The input type cell as written (legacy value included), for writing back.
+    pub input_type_raw: String,
     pub reflection_type: String,
     pub task_prefix: Option<String>,
     pub prompt: String,
@@ -50,7 +52,7 @@ pub struct Library {
     pub file: String,
     pub language: String,
     pub header: Vec<String>,
-    /// The file used `open` / `adversarial`; written back that way.
+    /// Some row uses the legacy `open` / `adversarial`.
     pub legacy_values: bool,
     pub templates: Vec<Template>,
 }
@@ -251,6 +253,7 @@ fn build(
             id: at(0),
             concern: at(1),
             input_type,
+            input_type_raw: at(2),
             reflection_type,
             task_prefix,
             prompt: at(5),
@@ -269,15 +272,10 @@ fn build(
 pub fn write_tsv(lib: &Library) -> String {
     let mut lines = vec![lib.header.join("\t")];
     for t in &lib.templates {
-        let input = match (lib.legacy_values, t.input_type.as_str()) {
-            (true, "constrained") => "open",
-            (true, "verbose") => "adversarial",
-            (_, other) => other,
-        };
         let mut cells = vec![
             t.id.as_str(),
             &t.concern,
-            input,
+            &t.input_type_raw,
             &t.reflection_type,
             t.task_prefix.as_deref().unwrap_or(""),
             &t.prompt,
@@ -340,17 +338,23 @@ pub fn audit(lib: &Library, markups: &BTreeMap<String, String>) -> Vec<Problem> 
                 continue;
             }
             let other = markups.iter().find(|(_, r)| is_placeholder(token, r));
-            let msg = match other {
-                Some((concern, _)) => {
+            let near = std::iter::once(root).chain(markups.values()).find(|r| close(token, r));
+            let msg = match (other, near) {
+                (Some((concern, _)), _) => {
                     format!("{{{token}}} is a placeholder of {concern}, not of {}; sent as is", t.concern)
                 }
-                None if close(token, root) => format!("{{{token}}} looks like a misspelt {{{root}…}}; sent as is"),
-                None => format!("unknown placeholder {{{token}}} (expected {{{root}}} or {{{root}n}}); sent as is"),
+                (None, Some(near)) => format!("{{{token}}} looks like a misspelt {{{near}…}}; sent as is"),
+                (None, None) => {
+                    format!("unknown placeholder {{{token}}} (expected {{{root}}} or {{{root}n}}); sent as is")
+                }
             };
             out.push(at(msg));
         }
-        if bare_word(&t.prompt, root) {
-            out.push(at(format!("the markup {root} appears without braces; sent as is, never replaced")));
+        let mut roots: Vec<&String> = std::iter::once(root).chain(markups.values()).collect();
+        roots.sort();
+        roots.dedup();
+        for r in roots.into_iter().filter(|r| bare_word(&t.prompt, r)) {
+            out.push(at(format!("the markup {r} appears without braces; sent as is, never replaced")));
         }
     }
     out
