@@ -260,3 +260,25 @@ fn json_prompt_form_keeps_empty_prefix_and_round_trips() {
     }
     assert!(matches!(library::read_json("x.json", "en_us", "{}"), Err(library::LibraryError::NotAList { .. })));
 }
+
+#[test]
+fn unknown_concerns_and_empty_groups_are_warned() {
+    let text = with(|v| {
+        v["requirements"][0]["concern"] = "Sexismo".into();
+    });
+    let sc = scenario::parse("s.json", &text).unwrap().scenario;
+    let lib = library::read_tsv("lib.csv", "en_us", LIB.as_bytes()).unwrap().library;
+    let libs = BTreeMap::from([("en_us".to_string(), lib)]);
+    let exp = expand::expand(&sc, &libs, 1, Composition::Compat).unwrap();
+    assert!(exp.instances.is_empty());
+    let w: Vec<String> = exp.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        w[0],
+        "lib.csv: field concern: requirements[0]: no template has concern \"sexismo\" (the library has racism, sexism); nothing is tested for it in en_us"
+    );
+    assert_eq!(w.len(), 3, "the concern, then both empty groups: {w:?}");
+    assert!(matches!(
+        expand::expand(&sc, &BTreeMap::new(), 1, Composition::Compat),
+        Err(expand::ExpandError::NoLibrary { requirement: 0, .. })
+    ));
+}

@@ -103,6 +103,16 @@ pub fn expand(
             let lib = libraries
                 .get(lang)
                 .ok_or_else(|| ExpandError::NoLibrary { requirement: ri, language: lang.clone() })?;
+            if !lib.templates.iter().any(|t| t.concern == req.concern) {
+                let mut concerns: Vec<&str> = lib.templates.iter().map(|t| t.concern.as_str()).collect();
+                concerns.sort();
+                concerns.dedup();
+                warnings.push(Problem::new(&lib.file, format!(
+                    "requirements[{ri}]: no template has concern {:?} (the library has {}); nothing is tested for it in {lang}",
+                    req.concern,
+                    concerns.join(", ")
+                )).in_field("concern"));
+            }
             for input in &req.inputs {
                 for reflection in &req.reflections {
                     let members: Vec<&Template> = lib
@@ -129,6 +139,12 @@ pub fn expand(
                         available: members.len(),
                         selected: taken.iter().map(|&i| members[i].id.clone()).collect(),
                     });
+                    if members.is_empty() {
+                        warnings.push(Problem::new(&lib.file, format!(
+                            "requirements[{ri}]: no {} template is {input} and {reflection}; upstream leaves this group out of its global report",
+                            req.concern
+                        )).in_field("concern"));
+                    }
                     picked.extend(taken.iter().map(|&i| (ri, lib, members[i])));
                 }
             }
