@@ -223,13 +223,12 @@ fn sample(n: usize, cap: u64, seed: u64, parts: &[&[u8]]) -> Vec<usize> {
     taken
 }
 
+/// One instance: placeholder to community, and the filled-in text.
+pub type Filled = (BTreeMap<String, String>, String);
+
 /// The distinct placeholders of `root` in `text` (sorted: `ROOT`, `ROOT1`, `ROOT2`, ...) and
 /// every instance: one per ordered permutation of distinct communities.
-pub fn replace_markups(
-    text: &str,
-    root: &str,
-    communities: &[String],
-) -> (Vec<String>, Vec<(BTreeMap<String, String>, String)>) {
+pub fn replace_markups(text: &str, root: &str, communities: &[String]) -> (Vec<String>, Vec<Filled>) {
     let mut placeholders: Vec<String> =
         brace_tokens(text).into_iter().filter(|t| is_placeholder(t, root)).map(str::to_string).collect();
     placeholders.sort_by_key(|p| (p.len(), p.clone()));
