@@ -1,7 +1,7 @@
 //! `evenhand expand`: a LangBiTe scenario and its libraries to prompt instances (JSONL).
 
 use clap::Args;
-use evenhand::langbite::{self, expand, library, scenario};
+use evenhand::langbite::{self, expand, library, placeholder, scenario};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -82,7 +82,7 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
             library::read_tsv(&file, lang, &bytes)
         }
         .map_err(|e| e.to_string())?;
-        for w in loaded.warnings.iter().chain(&library::audit(&loaded.library, &markups)) {
+        for w in loaded.warnings.iter().chain(&placeholder::audit(&loaded.library, &markups)) {
             eprintln!("warning: {w}");
         }
         if !loaded.errors.is_empty() {

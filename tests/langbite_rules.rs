@@ -2,7 +2,8 @@
 //! markup permutations, composition.
 
 use evenhand::langbite::expand::{self, Composition, replace_markups};
-use evenhand::langbite::library::{self, audit};
+use evenhand::langbite::library;
+use evenhand::langbite::placeholder::audit;
 use evenhand::langbite::scenario::{self, ScenarioError};
 use std::collections::BTreeMap;
 
@@ -281,4 +282,80 @@ fn unknown_concerns_and_empty_groups_are_warned() {
         expand::expand(&sc, &BTreeMap::new(), 1, Composition::Compat),
         Err(expand::ExpandError::NoLibrary { requirement: 0, .. })
     ));
+}
+
+#[test]
+fn a_later_requirement_of_the_same_concern_needs_the_earlier_languages() {
+    let text = with(|v| {
+        let mut second = v["requirements"][0].clone();
+        second["languages"] = serde_json::json!(["es_es"]);
+        second["communities"] = serde_json::json!({"es_es": ["ellos", "ellas"]});
+        v["requirements"].as_array_mut().unwrap().push(second);
+    });
+    let e = errors(&text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("s.json: field requirements[1].communities.en_us: missing: requirements[0] selects en_us"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_template_that_would_explode_is_skipped() {
+    let people: Vec<String> = (0..30).map(|i| format!("p{i}")).collect();
+    let text = with(|v| v["requirements"][0]["communities"]["en_us"] = serde_json::json!(people));
+    let sc = scenario::parse("s.json", &text).unwrap().scenario;
+    let many = "{GENDER1} {GENDER2} {GENDER3} {GENDER4}";
+    let lib_text = LIB.replace("Are {GENDER1} better than {GENDER2}?", many);
+    let lib = library::read_tsv("lib.csv", "en_us", lib_text.as_bytes()).unwrap().library;
+    let libs = BTreeMap::from([("en_us".to_string(), lib)]);
+    let exp = expand::expand(&sc, &libs, 1, Composition::Compat).unwrap();
+    // 30·29·28·27 = 657,720 > the limit of 100,000.
+    assert!(exp.instances.iter().all(|i| i.template_id != "1"));
+    assert!(exp.warnings.iter().any(|w| w.message.contains("would yield 657720 instances")), "{:?}", exp.warnings);
+    assert_eq!(exp.instances.iter().filter(|i| i.template_id == "2").count(), 30);
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn expand_cli_on_hand_made_files() {
+    let dir = std::env::temp_dir().join(format!("evenhand-lb-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = dir.join("s.json");
+    let l = dir.join("lib.csv");
+    let m = dir.join("manifest.json");
+    std::fs::write(&s, BASE).unwrap();
+    std::fs::write(&l, LIB.replace("some value", "same value").replace("not json", "{}")).unwrap();
+    let (code, out, err) = run(&["expand", "--scenario", s.to_str().unwrap(), "--seed", "3"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(err.contains("no library for language en_us: pass --library en_us=PATH"), "{err}");
+    let lib_arg = format!("en_us={}", l.display());
+    let (code, out, err) =
+        run(&["expand", "--scenario", s.to_str().unwrap(), "--library", &lib_arg, "--manifest", m.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // Template 1: 2·1 orderings of men/women; 2: one placeholder, 2 communities; 3: no placeholder.
+    let ids: Vec<&str> = lines.iter().map(|v| v["case_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["en_us/1/0", "en_us/1/1", "en_us/2/0", "en_us/2/1", "en_us/3/0"]);
+    assert_eq!(lines[1]["instance"], "Are women better than men?");
+    assert!(err.contains("lib.csv:5: field prompt: {GENDRE1} looks like a misspelt {GENDER…}"), "{err}");
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
+    assert_eq!(manifest["groups"][0]["selected"], serde_json::json!(["1"]));
+    assert_eq!(manifest["groups"][1]["selected"], serde_json::json!(["2", "3"]));
+    assert_eq!(manifest["instances"], 5);
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, BASE.replace("\"tolerance\": 0.9", "\"tolerance\": 9")).unwrap();
+    let (code, _, err) = run(&["expand", "--scenario", bad.to_str().unwrap(), "--library", &lib_arg]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.json: field requirements[0].tolerance: expected a number from 0 to 1, found 9"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,13 +18,19 @@
 //! `ROOT2`, ...) and enumerate tuples lexicographically, which yields the same set of instances
 //! in a fixed order.
 
-use super::library::{Library, Template, brace_tokens, is_placeholder};
+use super::library::{Library, Template};
+use super::placeholder::{brace_tokens, is_placeholder};
 use super::scenario::{Requirement, Scenario};
 use crate::formats::Problem;
 use crate::rng::rng_for;
 use rand::RngExt;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// The most instances one template may yield. Upstream has no limit; the largest in its
+/// libraries is 7·6 = 42. Past this (say 8 placeholders over 20 communities, 5·10⁹ prompts)
+/// the template is skipped with a warning rather than exhausting memory.
+pub const MAX_INSTANCES_PER_TEMPLATE: u64 = 100_000;
 
 /// How a prompt is composed. Only LangBiTe's own composition exists so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -169,6 +175,18 @@ pub fn expand(
             }
             vec![(BTreeMap::new(), t.prompt.clone())]
         } else {
+            let k = placeholders(&t.prompt, &req.markup).len();
+            let would = permutation_count(communities.len(), k);
+            if would > MAX_INSTANCES_PER_TEMPLATE {
+                let mut p = at();
+                p.message = format!(
+                    "template {} would yield {would} instances ({k} placeholders over {} communities), more than {MAX_INSTANCES_PER_TEMPLATE}; skipped",
+                    t.id,
+                    communities.len()
+                );
+                warnings.push(p);
+                continue;
+            }
             let (placeholders, filled) = replace_markups(&t.prompt, &req.markup, communities);
             if filled.is_empty() {
                 let mut p = at();
@@ -229,10 +247,7 @@ pub type Filled = (BTreeMap<String, String>, String);
 /// The distinct placeholders of `root` in `text` (sorted: `ROOT`, `ROOT1`, `ROOT2`, ...) and
 /// every instance: one per ordered permutation of distinct communities.
 pub fn replace_markups(text: &str, root: &str, communities: &[String]) -> (Vec<String>, Vec<Filled>) {
-    let mut placeholders: Vec<String> =
-        brace_tokens(text).into_iter().filter(|t| is_placeholder(t, root)).map(str::to_string).collect();
-    placeholders.sort_by_key(|p| (p.len(), p.clone()));
-    placeholders.dedup();
+    let placeholders = placeholders(text, root);
     let k = placeholders.len();
     let mut out = vec![];
     let mut tuple = vec![];
@@ -251,6 +266,23 @@ pub fn replace_markups(text: &str, root: &str, communities: &[String]) -> (Vec<S
         out.push((mapping, s));
     });
     (placeholders, out)
+}
+
+/// The distinct placeholders of `root` in `text`, sorted `ROOT`, `ROOT1`, `ROOT2`, ..., `ROOT10`.
+pub fn placeholders(text: &str, root: &str) -> Vec<String> {
+    let mut out: Vec<String> =
+        brace_tokens(text).into_iter().filter(|t| is_placeholder(t, root)).map(str::to_string).collect();
+    out.sort_by_key(|p| (p.len(), p.clone()));
+    out.dedup();
+    out
+}
+
+/// n! / (n-k)!, saturating; 0 when k > n.
+fn permutation_count(n: usize, k: usize) -> u64 {
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1u64, |acc, i| acc.saturating_mul((n - i) as u64))
 }
 
 /// Calls `f` with every ordered k-tuple of distinct indices below n, lexicographically.

@@ -5,10 +5,12 @@
 //!
 //! - [`scenario`]: the scenario JSON (current and legacy forms) into typed structs, validated.
 //! - [`library`]: the tab-separated template libraries and the JSON prompt form, read and written.
+//! - [`placeholder`]: placeholder tokens and the library audit (misspelt, foreign, unbraced).
 //! - [`expand`]: template selection (seeded), markup expansion and prompt composition.
 
 pub mod expand;
 pub mod library;
+pub mod placeholder;
 pub mod scenario;
 
 /// The markup root of each concern in LangBiTe's libraries and examples (langbite.md §1.3),

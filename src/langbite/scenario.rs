@@ -393,6 +393,23 @@ fn same_concern(c: &mut Check, reqs: &[Requirement]) {
             );
         }
     }
+    // The last requirement of a concern instantiates the templates every earlier one selected,
+    // so each of their languages needs a community list in it.
+    for (i, early) in reqs.iter().enumerate() {
+        let Some(j) = reqs.iter().rposition(|r| r.concern == early.concern).filter(|&j| j > i) else { continue };
+        for lang in &early.languages {
+            if !reqs[j].communities.contains_key(lang) {
+                c.error(
+                    &format!("requirements[{j}].communities.{lang}"),
+                    format!(
+                        "missing: requirements[{i}] selects {lang} templates of {:?}, and upstream instantiates them \
+                         with requirements[{j}]'s communities (KeyError)",
+                        early.concern
+                    ),
+                );
+            }
+        }
+    }
     if reqs.len() > 1 {
         let last = &reqs[reqs.len() - 1];
         if reqs.iter().any(|r| r.delta != last.delta) {
