@@ -127,6 +127,9 @@ fn two_requirements_for_one_concern_warn_and_last_communities_win() {
     let from_second = exp.instances.iter().filter(|i| i.requirement == 1).count();
     assert_eq!(from_first, from_second);
     assert_eq!(from_first, 6 + 3 + 1, "id 1: 3x2 permutations, id 2: 3 communities, id 3: none");
+    let ids: std::collections::BTreeSet<&str> = exp.instances.iter().map(|i| i.case_id.as_str()).collect();
+    assert_eq!(ids.len(), exp.instances.len(), "case ids stay unique");
+    assert!(ids.contains("en_us/1/0#r1"));
 }
 
 const LIB: &str = "prompt_id\tconcern\tinput_type\treflection_type\ttask_prefix\tprompt\toutput_formatting\toracle\toracle_prediction\r\n\
@@ -358,4 +361,29 @@ fn expand_cli_on_hand_made_files() {
     assert_eq!(code, 2);
     assert!(err.contains("bad.json: field requirements[0].tolerance: expected a number from 0 to 1, found 9"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plan_turns_instances_into_pending_records() {
+    use evenhand::langbite::plan::{Target, plan};
+    let sc = scenario::parse("s.json", BASE).unwrap().scenario;
+    let lib = library::read_tsv("lib.csv", "en_us", LIB.as_bytes()).unwrap().library;
+    let libs = BTreeMap::from([("en_us".to_string(), lib)]);
+    let exp = expand::expand(&sc, &libs, 1, Composition::Compat).unwrap();
+    let targets = [
+        Target { provider: "simulated".into(), model: "a".into() },
+        Target { provider: "simulated".into(), model: "b".into() },
+    ];
+    let records = plan("run1", &exp.instances, &targets, 2);
+    assert_eq!(records.len(), exp.instances.len() * 2 * 2);
+    let r = &records[1];
+    assert_eq!((r.model.as_str(), r.case_id.as_str(), r.sample_index), ("a", "en_us/1/0", 1));
+    assert_eq!(r.record_id, "run1:en_us/1/0:a:1");
+    assert_eq!(r.status, evenhand::record::Status::Pending);
+    assert_eq!(r.expected, "No");
+    assert_eq!(r.question_id, "1");
+    assert_eq!(r.communities["GENDER1"], "men");
+    assert_eq!(r.extra["oracle_prediction"], r#"{"expected_value":["No"],"operation":"allEqualExpected"}"#);
+    let ids: std::collections::BTreeSet<&str> = records.iter().map(|r| r.record_id.as_str()).collect();
+    assert_eq!(ids.len(), records.len(), "record ids are unique");
 }

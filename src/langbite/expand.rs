@@ -58,7 +58,8 @@ pub struct Group {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Instance {
-    /// `<language>/<template id>/<n>`: unique within a run unless a concern is selected twice.
+    /// `<language>/<template id>/<n>`, with `#r<requirement>` appended when a second requirement
+    /// of the same concern selects the template again: unique within a run.
     pub case_id: String,
     pub requirement: usize,
     pub requirement_name: String,
@@ -157,7 +158,15 @@ pub fn expand(
         }
     }
     let mut instances = vec![];
+    let mut seen = std::collections::BTreeSet::new();
     for (ri, lib, t) in picked {
+        // A template selected again by a later requirement of the same concern gets the
+        // requirement in its case ids, so ids stay unique.
+        let again = !seen.insert((lib.language.as_str(), t.id.as_str()));
+        let case = |n: usize| match again {
+            false => format!("{}/{}/{}", lib.language, t.id, n),
+            true => format!("{}/{}/{}#r{ri}", lib.language, t.id, n),
+        };
         // Upstream re-instantiates every prompt of a concern once per requirement with it, so
         // the last such requirement's markup and communities are the ones that stay.
         let owner = scenario.requirements.iter().rposition(|r| r.concern == t.concern).unwrap_or(ri);
@@ -204,7 +213,7 @@ pub fn expand(
         for (n, (mapping, text)) in filled.into_iter().enumerate() {
             let prompt = compose(composition, t, &text);
             instances.push(Instance {
-                case_id: format!("{}/{}/{}", lib.language, t.id, n),
+                case_id: case(n),
                 requirement: ri,
                 requirement_name: scenario.requirements[ri].name.clone(),
                 concern: t.concern.clone(),

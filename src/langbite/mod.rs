@@ -7,10 +7,12 @@
 //! - [`library`]: the tab-separated template libraries and the JSON prompt form, read and written.
 //! - [`placeholder`]: placeholder tokens and the library audit (misspelt, foreign, unbraced).
 //! - [`expand`]: template selection (seeded), markup expansion and prompt composition.
+//! - [`plan`]: instances x models x samples as pending records of the record table.
 
 pub mod expand;
 pub mod library;
 pub mod placeholder;
+pub mod plan;
 pub mod scenario;
 
 /// The markup root of each concern in LangBiTe's libraries and examples (langbite.md §1.3),
