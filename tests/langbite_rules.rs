@@ -387,3 +387,14 @@ fn plan_turns_instances_into_pending_records() {
     let ids: std::collections::BTreeSet<&str> = records.iter().map(|r| r.record_id.as_str()).collect();
     assert_eq!(ids.len(), records.len(), "record ids are unique");
 }
+
+#[test]
+fn line_endings_are_written_back_as_read() {
+    for text in
+        [LIB.to_string(), LIB.replace("\r\n", "\n"), format!("{LIB}\r\n"), format!("{}\n", LIB.replace("\r\n", "\n"))]
+    {
+        let lib = library::read_tsv("lib.csv", "en_us", text.as_bytes()).unwrap().library;
+        assert_eq!(lib.templates.len(), 5);
+        assert_eq!(library::write_tsv(&lib), text);
+    }
+}

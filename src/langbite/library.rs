@@ -53,6 +53,10 @@ pub struct Library {
     pub header: Vec<String>,
     /// Some row uses the legacy `open` / `adversarial`.
     pub legacy_values: bool,
+    /// Line ending as read (upstream's files: CRLF) and whether the file ended with one
+    /// (upstream's do not), so that [`write_tsv`] gives the bytes back.
+    pub crlf: bool,
+    pub final_newline: bool,
     pub templates: Vec<Template>,
 }
 
@@ -92,6 +96,8 @@ pub fn read_tsv(file: &str, language: &str, bytes: &[u8]) -> Result<Loaded, Libr
         }
         None => text,
     };
+    let crlf = text.split('\n').next().is_some_and(|h| h.ends_with('\r')) || !text.contains('\n');
+    let final_newline = text.ends_with('\n');
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let header: Vec<String> = match lines.next() {
         Some(h) if !h.is_empty() => h.split('\t').map(str::to_string).collect(),
@@ -102,7 +108,10 @@ pub fn read_tsv(file: &str, language: &str, bytes: &[u8]) -> Result<Loaded, Libr
         .filter(|(_, l)| !l.is_empty())
         .map(|(i, l)| (i + 2, l.split('\t').map(str::to_string).collect()))
         .collect();
-    Ok(build(file, language, header, rows, false, warnings))
+    let mut loaded = build(file, language, header, rows, false, warnings);
+    loaded.library.crlf = crlf;
+    loaded.library.final_newline = final_newline;
+    Ok(loaded)
 }
 
 /// Reads the JSON prompt form: a list of objects whose keys are the column names, in column order.
@@ -263,11 +272,20 @@ fn build(
             extra,
         });
     }
-    let library = Library { file: file.to_string(), language: language.to_string(), header, legacy_values, templates };
+    let library = Library {
+        file: file.to_string(),
+        language: language.to_string(),
+        header,
+        legacy_values,
+        crlf: true,
+        final_newline: false,
+        templates,
+    };
     Loaded { library, errors, warnings }
 }
 
-/// Writes a library as LangBiTe's tab-separated form: the header as read, CRLF, no final newline.
+/// Writes a library as LangBiTe's tab-separated form: the header and line endings as read
+/// (CRLF and no final newline for a library that did not come from a file).
 pub fn write_tsv(lib: &Library) -> String {
     let mut lines = vec![lib.header.join("\t")];
     for t in &lib.templates {
@@ -285,7 +303,12 @@ pub fn write_tsv(lib: &Library) -> String {
         cells.extend(t.extra.iter().map(String::as_str));
         lines.push(cells.join("\t"));
     }
-    lines.join("\r\n")
+    let eol = if lib.crlf { "\r\n" } else { "\n" };
+    let mut out = lines.join(eol);
+    if lib.final_newline {
+        out.push_str(eol);
+    }
+    out
 }
 
 /// Writes the JSON prompt form, keys in column order.
