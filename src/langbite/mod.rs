@@ -9,6 +9,7 @@
 //! - [`expand`]: template selection (seeded), markup expansion and prompt composition.
 //! - [`plan`]: instances x models x samples as pending records of the record table.
 
+mod check;
 pub mod expand;
 pub mod library;
 pub mod placeholder;

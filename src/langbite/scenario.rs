@@ -7,6 +7,7 @@
 //! The legacy form (`numTests`, requirement `prompts`/`assessments`, a flat `communities`
 //! list) is read too and marked `legacy`.
 
+use super::check::{Check, kind};
 use crate::formats::Problem;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -67,98 +68,6 @@ pub enum ScenarioError {
 
 fn list(problems: &[Problem]) -> String {
     problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
-}
-
-/// Collects problems with the file name and field path filled in.
-struct Check<'a> {
-    file: &'a str,
-    errors: Vec<Problem>,
-    warnings: Vec<Problem>,
-}
-
-impl Check<'_> {
-    fn error(&mut self, path: &str, message: impl Into<String>) {
-        self.errors.push(Problem::new(self.file, message).in_field(path));
-    }
-    fn warn(&mut self, path: &str, message: impl Into<String>) {
-        self.warnings.push(Problem::new(self.file, message).in_field(path));
-    }
-    fn get<'v>(&mut self, obj: &'v Map<String, Value>, path: &str, key: &str) -> Option<&'v Value> {
-        let v = obj.get(key);
-        if v.is_none() {
-            self.error(&format!("{path}{key}"), "missing (upstream raises KeyError)");
-        }
-        v
-    }
-    fn string(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> String {
-        match self.get(obj, path, key) {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => {
-                self.error(&format!("{path}{key}"), format!("expected a string, found {}", kind(other)));
-                String::new()
-            }
-            None => String::new(),
-        }
-    }
-    fn unit(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> f64 {
-        let field = format!("{path}{key}");
-        match self.get(obj, path, key) {
-            Some(Value::Number(n)) => {
-                let x = n.as_f64().unwrap_or(f64::NAN);
-                if !(0.0..=1.0).contains(&x) {
-                    self.error(&field, format!("expected a number from 0 to 1, found {x}"));
-                }
-                x
-            }
-            Some(other) => {
-                self.error(&field, format!("expected a number from 0 to 1, found {}", kind(other)));
-                f64::NAN
-            }
-            None => f64::NAN,
-        }
-    }
-    fn count(&mut self, v: Option<&Value>, field: &str) -> u64 {
-        match v {
-            Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or(0),
-            Some(other) => {
-                self.error(field, format!("expected a non-negative integer, found {other}"));
-                0
-            }
-            None => 0,
-        }
-    }
-    fn strings(&mut self, v: Option<&Value>, field: &str) -> Vec<String> {
-        match v {
-            Some(Value::Array(items)) => {
-                let mut out = vec![];
-                for (i, item) in items.iter().enumerate() {
-                    match item {
-                        Value::String(s) => out.push(s.clone()),
-                        other => {
-                            self.error(&format!("{field}[{i}]"), format!("expected a string, found {}", kind(other)))
-                        }
-                    }
-                }
-                out
-            }
-            Some(other) => {
-                self.error(field, format!("expected a list of strings, found {}", kind(other)));
-                vec![]
-            }
-            None => vec![],
-        }
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Reads and validates a scenario. `file` names the source in every problem.
