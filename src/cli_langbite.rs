@@ -57,7 +57,10 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
     }
     let name = args.scenario.display().to_string();
     let text = String::from_utf8(read(&args.scenario)?).map_err(|e| format!("{name}: not UTF-8: {e}"))?;
-    let parsed = scenario::parse(&name, &text).map_err(|e| e.to_string())?;
+    // The LangBiTeForAPI payload carries the scenario and one language's templates together.
+    let api = scenario::api_payload(&text);
+    let config = api.as_ref().map_or(text.as_str(), |a| a.config.as_str());
+    let parsed = scenario::parse(&name, config).map_err(|e| e.to_string())?;
     for w in &parsed.warnings {
         eprintln!("warning: {w}");
     }
@@ -70,12 +73,17 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
     languages.sort();
     languages.dedup();
     for lang in languages {
-        let path = library_path(args, lang).ok_or_else(|| {
-            format!("no library for language {lang}: pass --library {lang}=PATH or --langbite-dir DIR")
-        })?;
-        let file = path.display().to_string();
-        let bytes = read(&path)?;
-        let loaded = if file.ends_with(".json") {
+        let inline = api.as_ref().filter(|a| a.input_language.as_ref() == Some(lang)).and_then(|a| a.prompts.clone());
+        let (file, bytes) = match (library_path(args, lang), inline) {
+            (Some(path), _) => (path.display().to_string(), read(&path)?),
+            (None, Some(prompts)) => (format!("{name}#prompts"), prompts.into_bytes()),
+            (None, None) => {
+                return Err(format!(
+                    "no library for language {lang}: pass --library {lang}=PATH or --langbite-dir DIR"
+                ));
+            }
+        };
+        let loaded = if file.ends_with(".json") || file.ends_with("#prompts") {
             let text = String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8: {e}"))?;
             library::read_json(&file, lang, &text)
         } else {

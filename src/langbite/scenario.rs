@@ -332,3 +332,24 @@ fn same_concern(c: &mut Check, reqs: &[Requirement]) {
         }
     }
 }
+
+/// The `LangBiTeForAPI` payload: `{"config": {scenario}, "prompts": "<JSON list of templates>",
+/// "input_language": "en_us"}`. The prompts string is read with
+/// [`super::library::read_json`] for `input_language`.
+#[derive(Debug, Clone)]
+pub struct ApiPayload {
+    pub config: String,
+    pub prompts: Option<String>,
+    pub input_language: Option<String>,
+}
+
+/// `Some` when `text` is an API payload (an object with a `config` object), not a bare scenario.
+pub fn api_payload(text: &str) -> Option<ApiPayload> {
+    let Ok(Value::Object(root)) = serde_json::from_str::<Value>(text) else { return None };
+    let config @ Value::Object(_) = root.get("config")? else { return None };
+    Some(ApiPayload {
+        config: config.to_string(),
+        prompts: root.get("prompts").and_then(Value::as_str).map(str::to_string),
+        input_language: root.get("input_language").and_then(Value::as_str).map(str::to_lowercase),
+    })
+}
