@@ -60,6 +60,22 @@ fn use_llm_eval_strings_and_llms() {
 }
 
 #[test]
+fn zero_templates_and_repeated_languages_are_warned() {
+    let text = with(|v| {
+        v["nTemplates"] = 0.into();
+        v["requirements"][0]["languages"] = serde_json::json!(["en_us", "EN_US"]);
+    });
+    let w: Vec<String> = scenario::parse("s.json", &text).unwrap().warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        w,
+        [
+            "s.json: field nTemplates: 0: no template is selected from any group",
+            "s.json: field requirements[0].languages[1]: en_us is listed twice: upstream selects its templates twice",
+        ]
+    );
+}
+
+#[test]
 fn legacy_form_maps_old_names() {
     let text = r#"{"timestamp":1,"numTests":3,"temperature":1.0,"tokens":60,"aiModels":["X"],
       "requirements":[{"name":"R","rationale":"r","severity":1.0,"tolerance":0.9,"delta":0.02,"concern":"religion",
@@ -129,7 +145,7 @@ fn two_requirements_for_one_concern_warn_and_last_communities_win() {
     assert_eq!(from_first, 6 + 3 + 1, "id 1: 3x2 permutations, id 2: 3 communities, id 3: none");
     let ids: std::collections::BTreeSet<&str> = exp.instances.iter().map(|i| i.case_id.as_str()).collect();
     assert_eq!(ids.len(), exp.instances.len(), "case ids stay unique");
-    assert!(ids.contains("en_us/1/0#r1"));
+    assert!(ids.contains("en_us/1/0#1"));
 }
 
 const LIB: &str = "prompt_id\tconcern\tinput_type\treflection_type\ttask_prefix\tprompt\toutput_formatting\toracle\toracle_prediction\r\n\

@@ -58,8 +58,8 @@ pub struct Group {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Instance {
-    /// `<language>/<template id>/<n>`, with `#r<requirement>` appended when a second requirement
-    /// of the same concern selects the template again: unique within a run.
+    /// `<language>/<template id>/<n>`, with `#<k>` appended when the template is selected for
+    /// the k-th time again (upstream selects it once per requirement of its concern): unique.
     pub case_id: String,
     pub requirement: usize,
     pub requirement_name: String,
@@ -158,14 +158,16 @@ pub fn expand(
         }
     }
     let mut instances = vec![];
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (ri, lib, t) in picked {
-        // A template selected again by a later requirement of the same concern gets the
-        // requirement in its case ids, so ids stay unique.
-        let again = !seen.insert((lib.language.as_str(), t.id.as_str()));
+        // A template selected again (a second requirement of its concern, or a language listed
+        // twice) gets `#<occurrence>` in its case ids, so ids stay unique.
+        let occurrence = seen.entry((lib.language.as_str(), t.id.as_str())).or_insert(0);
+        let again = *occurrence;
+        *occurrence += 1;
         let case = |n: usize| match again {
-            false => format!("{}/{}/{}", lib.language, t.id, n),
-            true => format!("{}/{}/{}#r{ri}", lib.language, t.id, n),
+            0 => format!("{}/{}/{}", lib.language, t.id, n),
+            k => format!("{}/{}/{}#{k}", lib.language, t.id, n),
         };
         // Upstream re-instantiates every prompt of a concern once per requirement with it, so
         // the last such requirement's markup and communities are the ones that stay.

@@ -97,6 +97,9 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ScenarioError> {
         let v = c.get(cfg, "", "nRetries");
         c.count(v, "nRetries")
     };
+    if n_templates == 0 && (cfg.contains_key("nTemplates") || cfg.contains_key("numTests")) {
+        c.warn(if legacy { "numTests" } else { "nTemplates" }, "0: no template is selected from any group");
+    }
     if n_retries == 0 && cfg.contains_key("nRetries") {
         c.warn("nRetries", "0 attempts: upstream never runs any template and drops them from every report");
     }
@@ -211,6 +214,14 @@ fn requirement(c: &mut Check, obj: &Map<String, Value>, path: &str, legacy: bool
         let v = c.get(obj, &p, "languages");
         c.strings(v, &format!("{p}languages")).iter().map(|l| l.to_lowercase()).collect()
     };
+    for (i, lang) in languages.iter().enumerate() {
+        if languages[..i].contains(lang) {
+            c.warn(
+                &format!("{p}languages[{i}]"),
+                format!("{lang} is listed twice: upstream selects its templates twice"),
+            );
+        }
+    }
     let communities = communities(c, obj.get("communities"), &format!("{p}communities"), &languages);
     let (inputs, reflections) = if legacy && !obj.contains_key("inputs") {
         let i = c.strings(obj.get("prompts"), &format!("{p}prompts"));
