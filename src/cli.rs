@@ -89,6 +89,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// LangBiTe scenario expansion: select templates (seeded), fill in communities and write
+    /// one prompt instance per line (JSONL); warnings and the per-group selection on stderr.
+    Expand(Box<crate::cli_langbite::ExpandArgs>),
     /// Cultural divergence CD = H(M,L) - H(M,W) from log-probabilities, sampled completions or
     /// the simulated model, against local and Western reference distributions.
     Divergence(Box<crate::cli_divergence::DivergenceArgs>),
@@ -472,6 +475,7 @@ pub fn main() -> ExitCode {
             power::power(&q).map_err(Failure::from).and_then(|p| print_json(&p)).map(|_| ExitCode::SUCCESS)
         }
         Command::Mcnemar { table, method, convention } => mcnemar(&table, &method, &convention),
+        Command::Expand(args) => crate::cli_langbite::expand(&args).map_err(Failure),
         Command::Divergence(args) => crate::cli_divergence::run(&args).map(|_| ExitCode::SUCCESS).map_err(Failure),
         Command::Permanova { embeddings, distances, groups, distance, permutations, seed } => {
             permanova(embeddings, distances, &groups, &distance, permutations, seed)

@@ -8,6 +8,7 @@ pub mod crosslingual;
 pub mod demo;
 pub mod divergence;
 pub mod formats;
+pub mod langbite;
 pub mod oracle;
 pub mod providers;
 pub mod record;

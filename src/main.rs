@@ -3,6 +3,7 @@
 
 mod cli;
 mod cli_divergence;
+mod cli_langbite;
 
 fn main() -> std::process::ExitCode {
     cli::main()
