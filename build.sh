@@ -80,10 +80,12 @@ cmd_dist() {
   say "dist/ is ready ($(du -sh dist | cut -f1)); copy it to any static host"
 }
 
-# Sums the "test result:" lines of cargo's output into "N passed, M failed, K skipped".
+# Sums the "test result:" lines of cargo's output into "N passed, M failed, K skipped". When the
+# command itself failed ($2 non-zero) but no test did, e.g. a test target that did not compile,
+# it counts one failure, so the summary never says "0 failed" for a layer that did not run.
 cargo_counts() {
-  awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
-       END { printf "%d passed, %d failed, %d skipped", p, f, s }' "$1"
+  awk -v broke="${2:-0}" '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
+       END { if (broke != 0 && f == 0) f = 1; printf "%d passed, %d failed, %d skipped", p, f, s }' "$1"
 }
 
 cmd_test() {
@@ -98,13 +100,14 @@ cmd_test() {
   if ! cargo clippy --all-targets -q -- -D warnings; then status=1; fi
 
   say "layer 1/3: native cargo test"
-  if ! cargo test 2>&1 | tee "$log/native.txt"; then status=1; fi
-  local native; native=$(cargo_counts "$log/native.txt")
+  local broke=0
+  if ! cargo test 2>&1 | tee "$log/native.txt"; then status=1; broke=1; fi
+  local native; native=$(cargo_counts "$log/native.txt" $broke)
 
   say "layer 2/3: wasm tests in headless Chromium"
   if ! CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=60 \
-       cargo test --target wasm32-unknown-unknown --test web_page --test web_worker 2>&1 | tee "$log/wasm.txt"; then status=1; fi
-  local wasm; wasm=$(cargo_counts "$log/wasm.txt")
+       cargo test --target wasm32-unknown-unknown --test web_page --test web_worker 2>&1 | tee "$log/wasm.txt"; then status=1; broke=1; else broke=0; fi
+  local wasm; wasm=$(cargo_counts "$log/wasm.txt" $broke)
 
   say "layer 3/3: Playwright end to end"
   build_wasm

@@ -164,9 +164,14 @@ enum Command {
         samples: u32,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Accepted for PERMANOVA, which a later version computes.
+        /// PERMANOVA permutations per language pair and topic (default 999; 0 skips PERMANOVA).
+        /// Runs whenever the records have embeddings (simulated, or from --embeddings).
         #[arg(long)]
         permutations: Option<u32>,
+        /// Distance between embeddings: chord (default), euclidean, cosine, or
+        /// cosine-similarity-bug (the published MSQAD code's bug, labelled as such).
+        #[arg(long, default_value = "chord")]
+        distance: String,
     },
 }
 
@@ -495,6 +500,7 @@ pub fn main() -> ExitCode {
             samples,
             seed,
             permutations,
+            distance,
         } => crosslingual::run(crosslingual::Args {
             records,
             questions,
@@ -510,6 +516,7 @@ pub fn main() -> ExitCode {
             samples,
             seed,
             permutations,
+            distance,
         }),
     };
     match result {

@@ -511,9 +511,25 @@ impl XlingSession {
         to_js(&self.0.settings)
     }
 
-    /// {report, rates_svg}.
+    /// {report, rates_svg, projection_svg}.
     pub fn view(&self) -> Result<JsValue, JsValue> {
         to_js(&self.0.view().map_err(failed)?)
+    }
+
+    /// Plans PERMANOVA per language pair and topic: `settings` is {permutations, distance,
+    /// seed, modes}; returns {done, total} in tests.
+    pub fn permanova_plan(&mut self, settings: JsValue) -> Result<JsValue, JsValue> {
+        let s: crate::crosslingual::permanova::Settings = from_js("permanova settings", settings)?;
+        to_js(&self.0.permanova_plan(s).map_err(failed)?)
+    }
+
+    /// Runs up to `tests` more tests; after the last, `view` carries the results.
+    pub fn permanova_step(&mut self, tests: u32) -> Result<JsValue, JsValue> {
+        to_js(&self.0.permanova_step(tests as usize).map_err(failed)?)
+    }
+
+    pub fn permanova_cancel(&mut self) {
+        self.0.permanova_cancel();
     }
 
     /// csv, jsonl, json or embeddings (JSONL).

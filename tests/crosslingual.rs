@@ -5,7 +5,9 @@
 use evenhand::crosslingual::analysis::{self, Dataset, Settings};
 use evenhand::crosslingual::detect::{self, Detector, Verdicts};
 use evenhand::crosslingual::lexicon::{Lexicon, normalise};
+use evenhand::crosslingual::permanova as xl_permanova;
 use evenhand::crosslingual::questions::{self, QuestionSet};
+use evenhand::crosslingual::session::{RunRequest, Session};
 use evenhand::crosslingual::simulate::{self, Behaviour};
 use evenhand::crosslingual::{embeddings, plan};
 use evenhand::formats;
@@ -483,4 +485,97 @@ fn msqad_reference_responses_become_records() {
     assert_eq!(r.models, ["gpt-3.5-turbo-0125"]);
     let t = r.families[2].tests.iter().find(|t| t.a == "de" && t.b == "en").unwrap();
     assert_eq!((t.table.n01, t.table.n10), (3, 0));
+}
+
+fn permanova_settings(permutations: usize) -> xl_permanova::Settings {
+    xl_permanova::Settings { permutations, seed: 5, ..xl_permanova::Settings::default() }
+}
+
+#[test]
+fn permanova_finds_the_language_shift_in_every_pair_and_topic() {
+    let d = simulated(&Behaviour::default(), 3, 20);
+    let s = permanova_settings(199);
+    let section = xl_permanova::run_all(&d, &s, 0.05);
+    // 3 language pairs x (overall + 2 topics).
+    assert_eq!(section.rows.len(), 9);
+    assert!(section.family.starts_with("9 tests that ran (3 language pairs"), "{}", section.family);
+    for r in &section.rows {
+        let t = r.result.as_ref().expect("every test runs");
+        assert_eq!(t.distance, "chord");
+        assert_eq!(t.permutations, 199);
+        assert!(t.r_squared > 0.0 && t.r_squared < 1.0);
+        // No relabelling reaches the observed F: p is the smallest possible, 1/(P + 1).
+        assert_eq!(t.p, 1.0 / 200.0, "{} {} {:?}", r.test.language_a, r.test.language_b, r.test.topic);
+        assert!(r.p_holm.unwrap() >= t.p && r.p_bh.unwrap() >= t.p);
+    }
+    let overall = section.rows.iter().find(|r| r.test.topic.is_none()).unwrap();
+    assert_eq!((overall.n_a, overall.n_b), (40, 40));
+    assert_eq!(section.acceptance_raw, Some(0.0));
+    // 9 tests at p = 1/200: Holm multiplies the smallest by 9, still below 0.05.
+    assert_eq!(section.acceptance_holm, Some(0.0));
+    assert!(section.note.is_none());
+}
+
+#[test]
+fn permanova_without_a_shift_keeps_the_null() {
+    let mut b = Behaviour::no_effect(0.0);
+    b.language_shift = 0.0;
+    let section = xl_permanova::run_all(&simulated(&b, 3, 20), &permanova_settings(199), 0.05);
+    assert_eq!(
+        section.acceptance_holm,
+        Some(1.0),
+        "{:?}",
+        section.rows.iter().map(|r| r.result.as_ref().map(|t| t.p)).collect::<Vec<_>>()
+    );
+    let mean_p = section.rows.iter().filter_map(|r| r.result.as_ref().map(|t| t.p)).sum::<f64>() / 9.0;
+    assert!(mean_p > 0.2, "mean p {mean_p}");
+}
+
+#[test]
+fn permanova_skips_thin_groups_and_says_when_permutations_are_too_few() {
+    let mut d = simulated(&Behaviour::default(), 3, 20);
+    // Keep one German embedding in Torture: those tests cannot run.
+    let mut kept = false;
+    for (r, e) in d.records.iter().zip(d.embeddings.iter_mut()) {
+        if r.language == "de" && r.concern == "Torture" {
+            if kept {
+                *e = None;
+            }
+            kept = true;
+        }
+    }
+    let section = xl_permanova::run_all(&d, &permanova_settings(9), 0.05);
+    let skipped: Vec<_> = section.rows.iter().filter(|r| r.skipped.is_some()).collect();
+    assert_eq!(skipped.len(), 2, "de-en and de-hi in Torture");
+    assert!(skipped.iter().all(|r| r.test.topic.as_deref() == Some("Torture") && r.p_holm.is_none()));
+    assert!(
+        section.family.starts_with("7 tests that ran") && section.family.contains("2 skipped"),
+        "{}",
+        section.family
+    );
+    // 9 permutations: the smallest p is 0.1, so nothing can pass 0.05, and the note says how many are needed.
+    let note = section.note.expect("a note");
+    assert!(note.contains("at least 139 permutations"), "{note}");
+}
+
+#[test]
+fn permanova_a_test_at_a_time_in_the_session_equals_one_go() {
+    let mut s = Session::default();
+    s.use_set("synthetic", synthetic(8));
+    let total = s
+        .plan_run(RunRequest { languages: vec![], modes: vec![], samples: 1, seed: 2, behaviour: None })
+        .unwrap()
+        .total;
+    while s.step(5).unwrap().done < total {}
+    assert!(s.view().unwrap().projection_svg.unwrap().starts_with("<svg"));
+    let settings = permanova_settings(99);
+    let tests = s.permanova_plan(settings.clone()).unwrap().total;
+    assert_eq!(tests, 9);
+    while s.permanova_step(1).unwrap().done < tests {}
+    let stepped = s.view().unwrap().report.permanova.expect("results after the last test");
+    let one_go = xl_permanova::run_all(s.dataset(), &settings, 0.05);
+    assert_eq!(stepped, one_go);
+    // New data drop the results; bad settings are refused.
+    assert!(s.permanova_plan(permanova_settings(0)).is_err());
+    s.cancel();
 }

@@ -86,6 +86,9 @@ const ops = {
   xlSettings: () => xling().settings(),
   xlView: () => xling().view(),
   xlExport: (format) => xling().export(format),
+  xlPermPlan: (settings) => xling().permanova_plan(settings),
+  xlPermStep: (tests) => xling().permanova_step(tests),
+  xlPermCancel: () => xling().permanova_cancel(),
 };
 
 // Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS

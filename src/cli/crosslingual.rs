@@ -4,8 +4,10 @@
 use super::{Failure, print_json, read, write};
 use evenhand::crosslingual::analysis::Settings;
 use evenhand::crosslingual::detect::Detector;
+use evenhand::crosslingual::permanova;
 use evenhand::crosslingual::session::{RunRequest, Session};
 use evenhand::crosslingual::{questions, simulate};
+use evenhand::stats::distance::Distance;
 use evenhand::stats::mcnemar::{Convention, Method};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,6 +27,7 @@ pub struct Args {
     pub samples: u32,
     pub seed: u64,
     pub permutations: Option<u32>,
+    pub distance: String,
 }
 
 pub fn method(text: &str) -> Result<Method, Failure> {
@@ -112,18 +115,30 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
     for p in &s.dataset().problems {
         eprintln!("{p}");
     }
-    let view = s.view()?;
-    let mut report = serde_json::to_value(&view.report)?;
-    if let Some(p) = a.permutations {
-        // PERMANOVA is added by the integrator; the request is echoed so scripts see it was not run.
-        report["permanova"] = serde_json::json!({"permutations": p, "status": "not computed in this version"});
+    let has_embeddings = s.dataset().embeddings.iter().filter(|e| e.is_some()).count() >= 2;
+    let permutations = a.permutations.unwrap_or(999) as usize;
+    if has_embeddings && permutations > 0 {
+        let distance = Distance::parse(&a.distance).ok_or_else(|| {
+            Failure(format!(
+                "--distance: expected euclidean, chord, cosine or cosine-similarity-bug, found {:?}",
+                a.distance
+            ))
+        })?;
+        let settings = permanova::Settings { permutations, distance, seed: a.seed, modes: a.modes.clone() };
+        let total = s.permanova_plan(settings)?.total;
+        while s.permanova_step(8)?.done < total {}
     }
+    let view = s.view()?;
+    let report = serde_json::to_value(&view.report)?;
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).map_err(|e| Failure(format!("{}: cannot create: {e}", dir.display())))?;
         write(dir, "records.csv", &s.export("csv")?)?;
         write(dir, "embeddings.jsonl", &s.export("embeddings")?)?;
         write(dir, "analysis.json", &serde_json::to_string_pretty(&report)?)?;
         write(dir, "refusal_rates.svg", &view.rates_svg)?;
+        if let Some(svg) = &view.projection_svg {
+            write(dir, "embeddings_pca.svg", svg)?;
+        }
     }
     print_json(&report)?;
     Ok(ExitCode::SUCCESS)

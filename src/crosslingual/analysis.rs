@@ -175,7 +175,8 @@ pub struct Report {
     pub review: Vec<ReviewItem>,
     pub embeddings: EmbeddingInfo,
     /// Filled by the integrator's PERMANOVA / PERMDISP per language pair and topic.
-    pub permanova: Option<serde_json::Value>,
+    /// PERMANOVA per language pair and topic on the response embeddings, once run.
+    pub permanova: Option<super::permanova::Section>,
     pub problems: Vec<Problem>,
 }
 

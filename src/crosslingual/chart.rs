@@ -42,3 +42,60 @@ pub fn refusal_rates(rates: &[Rate], title: &str) -> String {
     svg.text(left + width / 2.0, bottom + 32.0, "refusal rate, with Wilson interval", 11.0, "middle", None);
     svg.finish()
 }
+
+/// Colours for up to eight languages (then they repeat), readable on white and for the
+/// common colour-vision deficiencies (Okabe-Ito).
+const PALETTE: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"];
+
+/// At most this many points are drawn (every k-th, in record order), so the SVG stays small.
+const MAX_POINTS: usize = 3000;
+
+/// The 2-D PCA of the response embeddings, one colour per language, with a legend.
+pub fn projection(p: &super::permanova::LanguageProjection, title: &str) -> String {
+    let (left, top, size) = (40.0, 40.0, 360.0);
+    let mut svg = Svg::new(left + size + 140.0, top + size + 50.0, title);
+    svg.text(left + size / 2.0, 20.0, title, 13.0, "middle", None);
+    let points = &p.projection.points;
+    let bounds = |axis: usize| {
+        let (lo, hi) =
+            points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[axis]), hi.max(q[axis])));
+        if hi > lo { (lo, hi) } else { (lo - 1.0, lo + 1.0) }
+    };
+    let ((x0, x1), (y0, y1)) = (bounds(0), bounds(1));
+    let x = |v: f64| left + size * (v - x0) / (x1 - x0);
+    let y = |v: f64| top + size - size * (v - y0) / (y1 - y0);
+    let languages: Vec<&String> = p.languages.iter().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let colour = |l: &String| PALETTE[languages.iter().position(|k| *k == l).unwrap_or(0) % PALETTE.len()];
+    // One point in `step` of each language (striding over record order would follow the
+    // order of languages in the records and could drop whole languages).
+    let step = points.len().div_ceil(MAX_POINTS).max(1);
+    let mut seen: std::collections::BTreeMap<&String, usize> = std::collections::BTreeMap::new();
+    for (q, l) in points.iter().zip(&p.languages) {
+        let k = seen.entry(l).or_default();
+        if (*k).is_multiple_of(step) {
+            svg.circle(x(q[0]), y(q[1]), 2.2, colour(l));
+        }
+        *k += 1;
+    }
+    svg.line((left, top + size), (left + size, top + size), AXIS);
+    svg.line((left, top), (left, top + size), AXIS);
+    let [e1, e2] = p.projection.explained;
+    let axes = format!("PC1 ({:.0}% of variance) across, PC2 ({:.0}%) up", e1 * 100.0, e2 * 100.0);
+    svg.text(left + size / 2.0, top + size + 20.0, &axes, 11.0, "middle", None);
+    if step > 1 {
+        svg.text(
+            left + size / 2.0,
+            top + size + 36.0,
+            &format!("one in {step} responses of each language shown ({} in all)", points.len()),
+            10.0,
+            "middle",
+            None,
+        );
+    }
+    for (i, l) in languages.iter().enumerate() {
+        let ly = top + 10.0 + 18.0 * i as f64;
+        svg.circle(left + size + 20.0, ly - 4.0, 5.0, colour(l));
+        svg.text(left + size + 32.0, ly, l, 12.0, "start", None);
+    }
+    svg.finish()
+}

@@ -6,9 +6,9 @@
 //! [`lexicon`] + [`detect`] (refusal verdicts per record and detector) -> [`analysis`] (rates
 //! with Wilson intervals, paired McNemar tables per language pair, topic and model, Holm and
 //! BH over the stated family) -> [`review`] (a seeded sample to check the detector by eye) and
-//! [`chart`]. [`session`] holds one open analysis for the page. [`embeddings`] is a minimal
-//! reader of uploaded response embeddings (see its note); PERMANOVA is added by the integrator
-//! through [`analysis::embedding_groups`].
+//! [`chart`]. [`session`] holds one open analysis for the page. [`embeddings`] reads uploaded
+//! response embeddings; [`permanova`] tests whether they differ by language (PERMANOVA and
+//! PERMDISP per language pair and topic, over [`analysis::embedding_groups`]).
 
 pub mod analysis;
 pub mod chart;
@@ -17,6 +17,7 @@ pub mod embeddings;
 pub mod lexicon;
 pub mod msqad;
 pub mod pairs;
+pub mod permanova;
 pub mod plan;
 pub mod questions;
 pub mod review;

@@ -6,6 +6,7 @@
 use super::analysis::{self, Dataset, Report, Settings};
 use super::embeddings;
 use super::lexicon::Lexicon;
+use super::permanova::{self as perm, Row, Section, Test};
 use super::plan::{self, Case};
 use super::questions::{self, QuestionSet};
 use super::simulate::{self, Behaviour};
@@ -13,10 +14,9 @@ use crate::formats::{self, FileFormat, Problem};
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
 
-/// The built-in question set. INTEGRATOR: point this at datasets/crosslingual/questions.json
-/// (written on another branch) once it is merged; until then it is our small test fixture.
-pub const BUILTIN_NAME: &str = "tests/fixtures/crosslingual/questions.json";
-pub const BUILTIN_QUESTIONS: &str = include_str!("../../tests/fixtures/crosslingual/questions.json");
+/// The built-in question set: our own 170 questions in six languages (datasets/crosslingual).
+pub const BUILTIN_NAME: &str = "datasets/crosslingual/questions.json";
+pub const BUILTIN_QUESTIONS: &str = include_str!("../../datasets/crosslingual/questions.json");
 
 /// Upper bound on simulated calls per run, so a typo cannot hang the page.
 pub const MAX_CALLS: usize = 500_000;
@@ -65,6 +65,8 @@ pub struct LoadSummary {
 pub struct View {
     pub report: Report,
     pub rates_svg: String,
+    /// The PCA scatter of the embeddings coloured by language, when there are embeddings.
+    pub projection_svg: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error, Serialize)]
@@ -107,6 +109,16 @@ pub struct Session {
     run: Option<Run>,
     data: Dataset,
     pub settings: Settings,
+    /// A PERMANOVA family in progress (tests run one at a time), and the last finished one.
+    /// Both are dropped whenever the data change.
+    perm_run: Option<PermRun>,
+    permanova: Option<Section>,
+}
+
+struct PermRun {
+    settings: perm::Settings,
+    tests: Vec<Test>,
+    rows: Vec<Row>,
 }
 
 impl Default for Session {
@@ -117,6 +129,8 @@ impl Default for Session {
             run: None,
             data: Dataset::default(),
             settings: Settings::default(),
+            perm_run: None,
+            permanova: None,
         }
     }
 }
@@ -182,7 +196,7 @@ impl Session {
             let (records, embs): (Vec<Record>, Vec<Vec<f64>>) = run.out.into_iter().unzip();
             let mut data = Dataset::new("simulated run", records, &self.lexicon);
             data.embeddings = embs.into_iter().map(Some).collect();
-            self.data = data;
+            self.set_data(data);
         }
         Ok(progress)
     }
@@ -198,9 +212,9 @@ impl Session {
         if records.is_empty() {
             return Err(SessionError::NoRecords { file: file.clone(), problems: vec![] });
         }
-        let n = records.len();
-        self.data = Dataset::new(file, records, &self.lexicon);
-        Ok(LoadSummary { file: file.clone(), records: n, used: n, problems: vec![], warnings: vec![] })
+        let (n, file) = (records.len(), file.clone());
+        self.set_data(Dataset::new(&file, records, &self.lexicon));
+        Ok(LoadSummary { file, records: n, used: n, problems: vec![], warnings: vec![] })
     }
 
     pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<LoadSummary, SessionError> {
@@ -211,7 +225,7 @@ impl Session {
             return Err(SessionError::NoRecords { file: name.into(), problems: loaded.errors });
         }
         let used = data.records.len();
-        self.data = data;
+        self.set_data(data);
         Ok(LoadSummary { file: name.into(), records: n, used, problems: loaded.errors, warnings: loaded.warnings })
     }
 
@@ -221,12 +235,62 @@ impl Session {
             return Err(SessionError::NoData);
         }
         let e = embeddings::read(name, bytes).map_err(SessionError::Embeddings)?;
+        self.perm_run = None;
+        self.permanova = None;
         match self.data.attach(&e) {
             0 => Err(SessionError::Invalid(format!(
                 "{name}: no record_id in the file matches a loaded record (embedding_ref or record_id); nothing attached"
             ))),
             n => Ok(n),
         }
+    }
+
+    fn set_data(&mut self, data: Dataset) {
+        self.data = data;
+        self.perm_run = None;
+        self.permanova = None;
+    }
+
+    /// Plans the PERMANOVA family (every language pair, overall and per topic) on the
+    /// embeddings; the modes default to the analysis settings' modes.
+    pub fn permanova_plan(&mut self, mut s: perm::Settings) -> Result<Progress, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        if !(1..=100_000).contains(&s.permutations) {
+            return Err(SessionError::Invalid(format!("permutations: expected 1 to 100000, found {}", s.permutations)));
+        }
+        if s.modes.is_empty() {
+            s.modes = self.settings.modes.clone();
+        }
+        let tests = perm::plan(&self.data, &s);
+        if tests.is_empty() {
+            return Err(SessionError::Invalid(
+                "no two languages have response embeddings: run the simulated model or upload embeddings".into(),
+            ));
+        }
+        let total = tests.len();
+        self.perm_run = Some(PermRun { settings: s, tests, rows: vec![] });
+        Ok(Progress { done: 0, total })
+    }
+
+    /// Runs up to `tests` more tests of the planned family; the last one applies the corrections.
+    pub fn permanova_step(&mut self, tests: usize) -> Result<Progress, SessionError> {
+        let run = self.perm_run.as_mut().ok_or(SessionError::NoRun)?;
+        let end = (run.rows.len() + tests.max(1)).min(run.tests.len());
+        for t in &run.tests[run.rows.len()..end] {
+            run.rows.push(perm::run(&self.data, t, &run.settings));
+        }
+        let progress = Progress { done: end, total: run.tests.len() };
+        if end == run.tests.len() {
+            let run = self.perm_run.take().ok_or(SessionError::NoRun)?;
+            self.permanova = Some(perm::finish(run.rows, &run.settings, self.settings.alpha));
+        }
+        Ok(progress)
+    }
+
+    pub fn permanova_cancel(&mut self) {
+        self.perm_run = None;
     }
 
     pub fn set_settings(&mut self, s: Settings) -> Result<(), SessionError> {
@@ -249,7 +313,17 @@ impl Session {
             &report.rates_by_language,
             &format!("Refusal rate per language, {} detector{sim}", report.detector.as_str()),
         );
-        Ok(View { report, rates_svg })
+        let mut report = report;
+        report.permanova = self.permanova.clone();
+        let has_embeddings = self.data.embeddings.iter().filter(|e| e.is_some()).count() >= 2;
+        let projection_svg = if has_embeddings {
+            perm::projection(&self.data, &self.settings.modes)
+                .ok()
+                .map(|p| super::chart::projection(&p, &format!("Response embeddings, 2-D PCA{sim}")))
+        } else {
+            None
+        };
+        Ok(View { report, rates_svg, projection_svg })
     }
 
     /// The records as csv, jsonl or json, or the embeddings as JSONL ("embeddings").

@@ -28,8 +28,7 @@ macro_rules! all_facade_tests {
     };
 }
 
-use evenhand::web::{self, BbqSession, DivergenceSession, Workspace};
-use evenhand::web::{self, BbqSession, Workspace, XlingSession};
+use evenhand::web::{self, BbqSession, DivergenceSession, Workspace, XlingSession};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -157,7 +156,7 @@ pub fn unknown_csv_asks_for_a_mapping() {
 }
 
 pub fn share_and_bundle_round_trip() {
-    let mut ws = Workspace::new();
+    let ws = Workspace::new();
     let fragment = ws.share_fragment().unwrap();
     let bundle = ws.bundle().unwrap();
     let mut other = Workspace::new();
@@ -270,6 +269,8 @@ fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
         (Object(x), Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
         _ => a == b,
     }
+}
+
 fn json_to_js(value: &serde_json::Value) -> JsValue {
     use serde::Serialize;
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap()

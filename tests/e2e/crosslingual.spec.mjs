@@ -11,14 +11,22 @@ const CLI = "target/release/evenhand";
 const LANGS = ["en", "ko", "zh", "es", "de", "hi"];
 const SEED = 3;
 const SAMPLES = 5;
+const fmtP = (p) => (p < 0.001 ? p.toExponential(1) : p.toFixed(3));
+
+// Our small fixture set (6 questions, 8 languages) keeps the page's numbers easy to check.
+const FIXTURE = "tests/fixtures/crosslingual/questions.json";
 
 function cli(...args) {
-  return JSON.parse(execFileSync(CLI, ["crosslingual", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+  return JSON.parse(execFileSync(CLI, ["crosslingual", "--questions", FIXTURE, ...args],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
 }
 
 async function openTab(page) {
   await open(page);
   await tab(page, "Cross-lingual");
+  // The built-in set: our 170 questions on the 17 topics in six languages.
+  await expect(page.locator("#xl-set-result")).toContainText("170 questions in en, ko, zh, es, de, hi");
+  await page.getByLabel(/upload a question set/).setInputFiles(FIXTURE);
   await expect(page.locator("#xl-set-result")).toContainText("6 questions");
 }
 
@@ -32,7 +40,7 @@ test("the simulated run shows the CLI's numbers and finds the language effect", 
   const errors = watchErrors(page);
   const dir = mkdtempSync(path.join(tmpdir(), "xl-"));
   const native = cli("--simulate", "--languages", LANGS.join(","), "--modes", "non_acceptable",
-    "--samples", String(SAMPLES), "--seed", String(SEED), "--out", dir);
+    "--samples", String(SAMPLES), "--seed", String(SEED), "--permutations", "199", "--out", dir);
   await openTab(page);
   await chooseLanguages(page, LANGS);
   await expect(page.locator("#xl-modes input:checked")).toHaveCount(1);
@@ -63,7 +71,6 @@ test("the simulated run shows the CLI's numbers and finds the language effect", 
   const deCol = LANGS.slice().sort().indexOf("de");
   await expect(hiRow.locator("td").nth(deCol)).toContainText("▲");
   // The corrected p shown equals the native one (same bits, same formatting).
-  const fmtP = (p) => (p < 0.001 ? p.toExponential(1) : p.toFixed(3));
   const pooledModel = native.families.find((f) => f.name === "pairs x models").tests.find((t) => t.a === "de" && t.b === "hi");
   await expect(hiRow.locator("td").nth(deCol)).toHaveText(`▲ ${fmtP(pooledModel.p_holm)}${pooledModel.significant_holm ? "*" : ""}`);
   await expect(page.locator("#xl-topic-rates tbody tr")).toHaveCount(3);
@@ -85,6 +92,29 @@ test("the simulated run shows the CLI's numbers and finds the language effect", 
   await expect(page.locator("#xl-review tbody tr")).not.toHaveCount(0);
   await expect(page.locator("#xl-permanova")).toContainText("192 responses have an embedding".replace("192", String(6 * 6 * SAMPLES)));
   await shot(page, "crosslingual-dashboard");
+
+  // PERMANOVA per language pair and topic, run a test at a time in the worker: the same bits
+  // as the CLI for the same seed and permutations.
+  await page.getByLabel("Permutations per test").fill("199");
+  await page.getByLabel("Permutation seed").fill(String(SEED));
+  await page.getByRole("button", { name: "Run PERMANOVA" }).click();
+  const perm = native.permanova;
+  expect(perm.rows.length).toBe(15 * 4); // 15 language pairs x (all topics + 3 topics)
+  await expect(page.locator("#xl-permanova-table tbody tr")).toHaveCount(perm.rows.length);
+  await expect(page.locator("#xl-perm-family")).toContainText(perm.family);
+  for (const i of [0, 1, 37]) {
+    const r = perm.rows[i];
+    const cells = page.locator("#xl-permanova-table tbody tr").nth(i).locator("td");
+    await expect(cells.nth(0)).toHaveText(r.topic ?? "all topics");
+    await expect(cells.nth(2)).toHaveText(r.result.f.toFixed(3));
+    await expect(cells.nth(3)).toHaveText(r.result.r_squared.toFixed(3));
+    await expect(cells.nth(5)).toHaveText(fmtP(r.p_holm));
+  }
+  // The built-in shift separates the languages: every pooled test has the smallest p, 1/200.
+  expect(perm.rows.filter((r) => r.topic == null).every((r) => r.result.p === 1 / 200)).toBe(true);
+  await expect(page.locator("#xl-pca-chart")).toBeVisible();
+  await page.locator("#xl-permanova").scrollIntoViewIfNeeded();
+  await shot(page, "crosslingual-permanova");
 
   // Another variant is named everywhere it is used.
   await page.getByLabel("McNemar variant").selectOption("mid-p");

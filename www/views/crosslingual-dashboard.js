@@ -155,6 +155,30 @@ export function createXlingDashboard() {
     $("xl-embeddings-info").textContent = e.with_embedding
       ? `${e.with_embedding} responses have an embedding (dimension ${e.dimension}).`
       : "No response embeddings loaded.";
+    $("xl-perm-run").disabled = !e.with_embedding;
+    renderPermanova(report.permanova);
+    if (view.projection_svg) setSvg($("xl-pca-chart"), view.projection_svg, "2-D PCA of the response embeddings, coloured by language");
+    else $("xl-pca-chart").hidden = true;
+  }
+
+  function renderPermanova(section) {
+    $("xl-perm-results").hidden = !section;
+    if (!section) return;
+    $("xl-perm-family").textContent = `${section.family}. Distance ${section.settings.distance}, ` +
+      `${section.settings.permutations} permutations per test. Null hypothesis acceptance ratio at α = ${section.alpha}: ` +
+      `${section.acceptance_raw == null ? "–" : percent(section.acceptance_raw)} raw, ` +
+      `${section.acceptance_holm == null ? "–" : percent(section.acceptance_holm)} after Holm.`;
+    $("xl-perm-note").hidden = !section.note;
+    $("xl-perm-note").textContent = section.note ?? "";
+    $("xl-permanova-table").querySelector("tbody").replaceChildren(...section.rows.map((r) => {
+      const t = r.result;
+      const cells = t
+        ? [`${r.n_a} + ${r.n_b}`, num(t.f), num(t.r_squared), fmtP(t.p), fmtP(r.p_holm), fmtP(r.p_bh), num(t.permdisp.f), fmtP(t.permdisp.p)]
+        : [`${r.n_a} + ${r.n_b}`, `skipped: ${r.skipped}`, "", "", "", "", "", ""];
+      return el("tr", { class: r.p_holm != null && r.p_holm < section.alpha ? "sig" : "" },
+        el("th", { scope: "row", text: `${r.language_a} – ${r.language_b}` }), el("td", { text: r.topic ?? "all topics" }),
+        ...cells.map((c) => el("td", { class: "num", text: c })));
+    }));
   }
 
   return { render };

@@ -183,6 +183,47 @@ export function createCrosslingual(call) {
   }
 
   const setup = createXlingSetup(call, refresh);
+
+  // PERMANOVA: one test per worker call, so the progress bar moves and Cancel is heard.
+  let permCancelled = false;
+  $("xl-perm-cancel").addEventListener("click", () => { permCancelled = true; });
+  $("xl-perm-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    let settings;
+    try {
+      settings = { distance: $("xl-perm-distance").value, permutations: wholeNumber("xl-perm-permutations", "Permutations", 1, 100000),
+        seed: wholeNumber("xl-perm-seed", "Permutation seed", 0, 2 ** 32 - 1) };
+    } catch (err) {
+      showIn($("xl-perm-error"), err.message);
+      return;
+    }
+    showIn($("xl-perm-error"));
+    permCancelled = false;
+    $("xl-perm-run").disabled = true;
+    $("xl-perm-busy").hidden = false;
+    const progress = $("xl-perm-progress");
+    try {
+      let p = await call("xlPermPlan", settings);
+      progress.max = p.total;
+      while (p.done < p.total) {
+        if (permCancelled) {
+          await call("xlPermCancel");
+          showIn($("xl-perm-error"), `Cancelled after ${p.done} of ${p.total} tests; nothing was kept (corrections need the whole family).`);
+          return;
+        }
+        p = await call("xlPermStep", 1);
+        progress.value = p.done;
+        $("xl-perm-status").textContent = `${p.done} of ${p.total} tests`;
+      }
+      last = await call("xlView");
+      dashboard.render(last);
+    } catch (err) {
+      showIn($("xl-perm-error"), errorMessage(err));
+    } finally {
+      $("xl-perm-run").disabled = false;
+      $("xl-perm-busy").hidden = true;
+    }
+  });
   for (const id of ["xl-method", "xl-convention", "xl-detector", "xl-alpha"]) $(id).addEventListener("change", () => refresh(null));
   $("xl-dl-csv").addEventListener("click", async () => download("crosslingual-records.csv", await call("xlExport", "csv"), "text/csv"));
   $("xl-dl-embeddings").addEventListener("click", async () =>

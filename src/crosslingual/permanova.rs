@@ -1,0 +1,212 @@
+//! Does the language alone change what the model says? One-way PERMANOVA on the response
+//! embeddings of every language pair, overall and per topic, with PERMDISP beside each test
+//! (a significant PERMANOVA can come from different spreads alone) and R² as the effect size.
+//!
+//! The statistics are `stats::permanova` (formula, permutation scheme and p-value rule are
+//! documented there). What this module adds is the family of tests:
+//!
+//! * **Tests.** For each pair of languages (in name order) that both have embeddings: one test
+//!   over all topics, then one per topic. Records of the analysed prompt modes only.
+//! * **Seeds.** Each test draws its permutations from its own seed, the top 53 bits of the
+//!   stable hash of (run seed, language a, language b, topic), written in its result, so p-values of different tests are not coupled and
+//!   do not depend on the order in which the page runs them.
+//! * **Distance.** Chord by default (Euclidean on L2-normalised vectors): it orders pairs of
+//!   responses as cosine distance does, and it has the fast path (no n×n matrix).
+//! * **Corrections.** Holm and Benjamini-Hochberg over every test that ran (pairs × (overall +
+//!   topics)); the family is stated in the output. Tests with fewer than two vectors in a
+//!   group are listed as skipped, with why, and are not in the family.
+//!
+//! The page runs the tests one at a time (progress and cancel between tests); the CLI runs them
+//! all through [`run_all`]. Both give the same bits.
+
+use super::analysis::{Dataset, embedding_groups};
+use crate::rng::stable_hash;
+use crate::stats::correction::{benjamini_hochberg, holm};
+use crate::stats::distance::Distance;
+use crate::stats::multivariate::{MultivariateError, Vectors};
+use crate::stats::pca::{Projection, pca_2d};
+use crate::stats::permanova::{Input, Options, Permanova, permanova};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub permutations: usize,
+    pub distance: Distance,
+    pub seed: u64,
+    /// Prompt modes whose responses are compared; empty means all.
+    pub modes: Vec<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings { permutations: 999, distance: Distance::Chord, seed: 0, modes: vec![] }
+    }
+}
+
+/// One test of the family: a language pair, over all topics (`topic` None) or one topic.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Test {
+    pub language_a: String,
+    pub language_b: String,
+    pub topic: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    #[serde(flatten)]
+    pub test: Test,
+    pub n_a: usize,
+    pub n_b: usize,
+    /// The PERMANOVA with its PERMDISP; None when the test was skipped.
+    pub result: Option<Permanova>,
+    pub skipped: Option<String>,
+    pub p_holm: Option<f64>,
+    pub p_bh: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Section {
+    pub settings: Settings,
+    pub family: String,
+    pub rows: Vec<Row>,
+    /// Tests not significant at `alpha` after Holm, over the tests that ran: the paper's
+    /// "null hypothesis acceptance ratio", raw and corrected.
+    pub acceptance_raw: Option<f64>,
+    pub acceptance_holm: Option<f64>,
+    pub alpha: f64,
+    /// Set when the permutations are too few for any test to survive Holm: the smallest
+    /// attainable p is 1/(P + 1), and Holm multiplies it by up to the family size.
+    pub note: Option<String>,
+}
+
+/// The family of tests for these records: every language pair with embeddings, overall and per
+/// topic.
+pub fn plan(d: &Dataset, s: &Settings) -> Vec<Test> {
+    let mut languages = BTreeSet::new();
+    let mut topics = BTreeSet::new();
+    for (r, e) in d.records.iter().zip(&d.embeddings) {
+        if e.is_some() && (s.modes.is_empty() || s.modes.contains(&r.template_id)) {
+            languages.insert(r.language.clone());
+            topics.insert(r.concern.clone());
+        }
+    }
+    let languages: Vec<String> = languages.into_iter().collect();
+    let scopes: Vec<Option<String>> = std::iter::once(None).chain(topics.into_iter().map(Some)).collect();
+    let mut tests = vec![];
+    for (i, a) in languages.iter().enumerate() {
+        for b in &languages[i + 1..] {
+            for topic in &scopes {
+                tests.push(Test { language_a: a.clone(), language_b: b.clone(), topic: topic.clone() });
+            }
+        }
+    }
+    tests
+}
+
+fn groups<'a>(d: &'a Dataset, t: &Test, s: &Settings) -> (Vec<&'a [f64]>, Vec<&'a [f64]>) {
+    let topic = t.topic.as_deref();
+    if s.modes.is_empty() {
+        return embedding_groups(d, &t.language_a, &t.language_b, topic, None);
+    }
+    let (mut ga, mut gb) = (vec![], vec![]);
+    for m in &s.modes {
+        let (a, b) = embedding_groups(d, &t.language_a, &t.language_b, topic, Some(m));
+        ga.extend(a);
+        gb.extend(b);
+    }
+    (ga, gb)
+}
+
+/// Runs one test. Problems with the data (too few vectors, vectors of different lengths) make
+/// a skipped row that says why, never a panic.
+pub fn run(d: &Dataset, t: &Test, s: &Settings) -> Row {
+    let (ga, gb) = groups(d, t, s);
+    let mut row =
+        Row { test: t.clone(), n_a: ga.len(), n_b: gb.len(), result: None, skipped: None, p_holm: None, p_bh: None };
+    if ga.len() < 2 || gb.len() < 2 {
+        row.skipped = Some(format!("needs at least 2 embeddings per language, found {} and {}", ga.len(), gb.len()));
+        return row;
+    }
+    let rows: Vec<&[f64]> = ga.iter().chain(&gb).copied().collect();
+    let labels: Vec<&str> =
+        ga.iter().map(|_| t.language_a.as_str()).chain(gb.iter().map(|_| t.language_b.as_str())).collect();
+    let topic = t.topic.as_deref().unwrap_or("");
+    // 53 bits, so the seed written in each result survives JSON readers that hold numbers as
+    // doubles (JavaScript), and one test can be rerun from its printed seed.
+    let parts: [&[u8]; 4] = [&s.seed.to_le_bytes(), t.language_a.as_bytes(), t.language_b.as_bytes(), topic.as_bytes()];
+    let seed = stable_hash(&parts) >> 11;
+    let outcome = Vectors::from_rows(&rows).and_then(|v| {
+        permanova(Input::Vectors(&v, s.distance), &labels, Options { permutations: s.permutations, seed })
+    });
+    match outcome {
+        Ok(p) => row.result = Some(p),
+        Err(e) => row.skipped = Some(e.to_string()),
+    }
+    row
+}
+
+/// Holm and BH over the tests that ran, and the acceptance ratios.
+pub fn finish(mut rows: Vec<Row>, s: &Settings, alpha: f64) -> Section {
+    let ran: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].result.is_some()).collect();
+    let p: Vec<f64> = ran.iter().filter_map(|&i| rows[i].result.as_ref().map(|r| r.p)).collect();
+    let (ph, pb) = (holm(&p), benjamini_hochberg(&p));
+    for (k, &i) in ran.iter().enumerate() {
+        rows[i].p_holm = Some(ph[k]);
+        rows[i].p_bh = Some(pb[k]);
+    }
+    let share =
+        |ps: &[f64]| (!ps.is_empty()).then(|| ps.iter().filter(|&&x| x >= alpha).count() as f64 / ps.len() as f64);
+    let pairs = rows.iter().filter(|r| r.test.topic.is_none()).count();
+    let m = ran.len() as f64;
+    let needed = (m / alpha).ceil() - 1.0;
+    let note = (m > 0.0 && (s.permutations as f64) < needed).then(|| {
+        format!(
+            "with {} permutations the smallest p is {:.2e}; Holm over {} tests reaches {alpha} only with at least {needed:.0} permutations",
+            s.permutations,
+            1.0 / (s.permutations as f64 + 1.0),
+            ran.len()
+        )
+    });
+    Section {
+        note,
+        settings: s.clone(),
+        family: format!(
+            "{} tests that ran ({} language pairs x (overall + each topic), {} skipped); Holm and BH over all of them",
+            ran.len(),
+            pairs,
+            rows.len() - ran.len()
+        ),
+        acceptance_raw: share(&p),
+        acceptance_holm: share(&ph),
+        alpha,
+        rows,
+    }
+}
+
+pub fn run_all(d: &Dataset, s: &Settings, alpha: f64) -> Section {
+    let rows = plan(d, s).iter().map(|t| run(d, t, s)).collect();
+    finish(rows, s, alpha)
+}
+
+/// The 2-D PCA of every embedding of the analysed modes, with each point's language.
+#[derive(Debug, Clone, Serialize)]
+pub struct LanguageProjection {
+    pub languages: Vec<String>,
+    pub projection: Projection,
+}
+
+pub fn projection(d: &Dataset, modes: &[String]) -> Result<LanguageProjection, MultivariateError> {
+    let (mut rows, mut languages) = (vec![], vec![]);
+    for (r, e) in d.records.iter().zip(&d.embeddings) {
+        if let Some(v) = e
+            && (modes.is_empty() || modes.contains(&r.template_id))
+        {
+            rows.push(v.as_slice());
+            languages.push(r.language.clone());
+        }
+    }
+    let projection = pca_2d(&Vectors::from_rows(&rows)?)?;
+    Ok(LanguageProjection { languages, projection })
+}
