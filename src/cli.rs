@@ -130,49 +130,7 @@ enum Command {
     /// Cross-lingual refusals (MSQAD method): refusal rates per language with Wilson intervals,
     /// paired McNemar tests per language pair, topic and model with Holm and BH corrections.
     /// Give a record file, or --simulate to run the simulated model over a question set.
-    Crosslingual {
-        #[arg(long)]
-        records: Option<PathBuf>,
-        /// Question set(s): evenhand-questions JSON or MSQAD JSON (default: the built-in set).
-        #[arg(long)]
-        questions: Vec<PathBuf>,
-        /// Run the simulated model (built-in language effect) instead of reading records.
-        #[arg(long)]
-        simulate: bool,
-        /// Analyse the question set's own reference responses (e.g. MSQAD's released ones).
-        #[arg(long)]
-        references: bool,
-        /// Write records.csv, embeddings.jsonl, analysis.json and refusal_rates.svg here.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Response embeddings: CSV record_id,embedding (JSON array) or JSONL.
-        #[arg(long)]
-        embeddings: Option<PathBuf>,
-        #[arg(long, default_value = "exact")]
-        method: String,
-        #[arg(long, default_value = "statsmodels")]
-        convention: String,
-        /// lexicon, label (column refusal_label) or judge (column judge_verdict).
-        #[arg(long, default_value = "lexicon")]
-        detector: String,
-        #[arg(long, value_delimiter = ',')]
-        languages: Vec<String>,
-        /// Prompt modes to run and analyse (default: all).
-        #[arg(long, value_delimiter = ',')]
-        modes: Vec<String>,
-        #[arg(long, default_value_t = 3)]
-        samples: u32,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// PERMANOVA permutations per language pair and topic (default 999; 0 skips PERMANOVA).
-        /// Runs whenever the records have embeddings (simulated, or from --embeddings).
-        #[arg(long)]
-        permutations: Option<u32>,
-        /// Distance between embeddings: chord (default), euclidean, cosine, or
-        /// cosine-similarity-bug (the published MSQAD code's bug, labelled as such).
-        #[arg(long, default_value = "chord")]
-        distance: String,
-    },
+    Crosslingual(Box<crosslingual::Args>),
 }
 
 /// An error for the user: what went wrong, already located.
@@ -485,39 +443,7 @@ pub fn main() -> ExitCode {
         Command::Permanova { embeddings, distances, groups, distance, permutations, seed } => {
             permanova(embeddings, distances, &groups, &distance, permutations, seed)
         }
-        Command::Crosslingual {
-            records,
-            questions,
-            simulate,
-            references,
-            out,
-            embeddings,
-            method,
-            convention,
-            detector,
-            languages,
-            modes,
-            samples,
-            seed,
-            permutations,
-            distance,
-        } => crosslingual::run(crosslingual::Args {
-            records,
-            questions,
-            simulate,
-            references,
-            out,
-            embeddings,
-            method,
-            convention,
-            detector,
-            languages,
-            modes,
-            samples,
-            seed,
-            permutations,
-            distance,
-        }),
+        Command::Crosslingual(args) => crosslingual::run(*args),
     };
     match result {
         Ok(code) => code,

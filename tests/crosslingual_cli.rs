@@ -11,9 +11,14 @@ fn evenhand(args: &[&str]) -> (bool, String, String) {
 fn simulate_then_read_back() {
     let dir = std::env::temp_dir().join(format!("evenhand-xling-{}", std::process::id()));
     let d = dir.to_str().unwrap();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
     let (ok, out, err) = evenhand(&[
         "crosslingual",
+        "--questions",
+        fixture,
         "--simulate",
+        "--permutations",
+        "99",
         "--languages",
         "en,hi,de",
         "--modes",
@@ -43,6 +48,8 @@ fn simulate_then_read_back() {
         dir.join("embeddings.jsonl").to_str().unwrap(),
         "--seed",
         "11",
+        "--permutations",
+        "99",
         "--method",
         "midp",
     ]);
@@ -51,7 +58,14 @@ fn simulate_then_read_back() {
     assert_eq!(first["rates_by_language"], again["rates_by_language"]);
     assert_eq!(first["families"], again["families"]);
     assert_eq!(again["embeddings"]["with_embedding"], 72);
-    assert!(dir.join("refusal_rates.svg").exists());
+    assert!(dir.join("refusal_rates.svg").exists() && dir.join("embeddings_pca.svg").exists());
+    // PERMANOVA on the uploaded embeddings gives the bits of the simulated run's own: 3 language
+    // pairs x (all topics + each topic of the fixture).
+    assert!(first["permanova"]["rows"] == again["permanova"]["rows"], "PERMANOVA differs on read-back");
+    assert_eq!(first["permanova"]["family"], again["permanova"]["family"]);
+    let rows = first["permanova"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len() % 3, 0);
+    assert!(rows.iter().all(|r| r["result"]["permutations"] == 99 && r["result"]["distance"] == "chord"));
     let (ok, _, err) = evenhand(&["crosslingual", "--records", records.to_str().unwrap(), "--method", "fisher"]);
     assert!(!ok && err.contains("--method: expected exact, midp, chi2 or chi2-cc"), "{err}");
     let (ok, _, err) = evenhand(&["crosslingual"]);

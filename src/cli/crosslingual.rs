@@ -12,21 +12,49 @@ use evenhand::stats::mcnemar::{Convention, Method};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+#[derive(clap::Args)]
 pub struct Args {
+    /// A record file (CSV, JSONL or JSON) with cross-lingual records.
+    #[arg(long)]
     pub records: Option<PathBuf>,
+    /// Question set(s): evenhand-questions JSON or MSQAD JSON (default: the built-in set).
+    #[arg(long)]
     pub questions: Vec<PathBuf>,
+    /// Run the simulated model (built-in language effect) instead of reading records.
+    #[arg(long)]
     pub simulate: bool,
+    /// Analyse the question set's own reference responses (e.g. MSQAD's released ones).
+    #[arg(long)]
     pub references: bool,
+    /// Write records.csv, embeddings.jsonl, analysis.json and the two charts here.
+    #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Response embeddings: CSV record_id,embedding (JSON array) or JSONL.
+    #[arg(long)]
     pub embeddings: Option<PathBuf>,
+    #[arg(long, default_value = "exact")]
     pub method: String,
+    #[arg(long, default_value = "statsmodels")]
     pub convention: String,
+    /// lexicon, label (column refusal_label) or judge (column judge_verdict).
+    #[arg(long, default_value = "lexicon")]
     pub detector: String,
+    #[arg(long, value_delimiter = ',')]
     pub languages: Vec<String>,
+    /// Prompt modes to run and analyse (default: all).
+    #[arg(long, value_delimiter = ',')]
     pub modes: Vec<String>,
+    #[arg(long, default_value_t = 3)]
     pub samples: u32,
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// PERMANOVA permutations per language pair and topic (default 999; 0 skips PERMANOVA).
+    /// Runs whenever the records have embeddings (simulated, or from --embeddings).
+    #[arg(long)]
     pub permutations: Option<u32>,
+    /// Distance between embeddings: chord (default), euclidean, cosine, or
+    /// cosine-similarity-bug (the published MSQAD code's bug, labelled as such).
+    #[arg(long, default_value = "chord")]
     pub distance: String,
 }
 
