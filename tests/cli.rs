@@ -1,20 +1,11 @@
 //! The `evenhand` binary: JSON on stdout, located errors on stderr, exit codes that scripts can use.
 
-use std::process::Command;
-
-fn evenhand(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+#[path = "common/cli.rs"]
+mod cli;
+use cli::evenhand;
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("evenhand-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    cli::temp("cli", name)
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! `evenhand crosslingual`: a simulated run written to --out reads back to the same numbers.
 
-use std::process::Command;
+#[path = "common/cli.rs"]
+mod cli;
 
 fn evenhand(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    let (code, out, err) = cli::evenhand(args);
+    (code == 0, out, err)
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! McNemar against statsmodels 0.15.0 and R's mcnemar.test (shared/ref/stats/reference_vectors.json),
 //! against an independent binomial sum on random tables, and through the CLI.
 
+#[path = "common/cli.rs"]
+mod cli;
+use cli::evenhand;
 use evenhand::stats::mcnemar::{Convention, Method, Table, mcnemar};
-use std::process::Command;
 
 const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/ref/stats/reference_vectors.json");
 
@@ -85,15 +87,6 @@ fn exact_p_agrees_with_direct_summation_on_random_tables() {
         assert!((0.0..=1.0).contains(&exact) && (0.0..=1.0).contains(&mid), "b={b} c={c}");
         assert!(mid <= exact, "b={b} c={c}: mid-p {mid} > exact {exact}");
     }
-}
-
-fn evenhand(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
 }
 
 #[test]

@@ -1,15 +1,8 @@
 //! `evenhand permanova`: embeddings or a matrix in, PERMANOVA + PERMDISP JSON out, located errors.
 
-use std::process::Command;
-
-fn evenhand(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+#[path = "common/cli.rs"]
+mod cli;
+use cli::evenhand;
 
 #[test]
 fn embeddings_and_the_equivalent_matrix_give_the_same_f() {
