@@ -3,10 +3,10 @@
 //! language pair in three families (see [`super::pairs`]), detector agreement, and the review
 //! sample. Only records with `method = crosslingual` or a `question_id` take part.
 //!
-//! For PERMANOVA (added by the integrator): every record keeps an optional embedding
-//! ([`Dataset::embeddings`]), and [`embedding_groups`] returns the two groups of vectors of a
-//! language pair (optionally one topic and one mode). [`Report::permanova`] is the slot for
-//! its per-pair results.
+//! Every record keeps an optional embedding ([`Dataset::embeddings`]); [`embedding_groups`]
+//! returns the two groups of vectors of a language pair (optionally one topic and one mode) for
+//! [`super::permanova`], whose results the session puts in [`Report::permanova`] once run (they
+//! cost permutations, so `analyse` itself never runs them).
 
 use super::detect::{self, Agreement, Detector, Verdicts};
 use super::embeddings::Embeddings;
