@@ -41,7 +41,7 @@ pub struct QuestionSet {
     /// "evenhand-questions" or "msqad".
     pub source_format: String,
     /// The model that wrote the reference responses: MSQAD's model folder (e.g.
-    /// gpt-3.5-turbo-0125) when the path is MSQAD/<model>/<Topic>.json, else "msqad"
+    /// gpt-3.5-turbo-0125) when the path is `MSQAD/<model>/<Topic>.json`, else "msqad"
     /// (MSQAD files) or "reference" (ours).
     #[serde(default)]
     pub reference_model: String,

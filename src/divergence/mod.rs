@@ -20,7 +20,7 @@
 //! The model's m_c comes either from log-probabilities of the filled contexts (scoring mode,
 //! [`logprobs`], with request helpers for echoing servers in [`provider`]) or from sampled
 //! completions (sampling mode, [`sample`]); [`distribution`] turns either into m_c per context.
-//! References are loaded by [`reference`] and smoothed over the union vocabulary by
+//! References are loaded by [`mod@reference`] and smoothed over the union vocabulary by
 //! [`smoothing`]; fillers are matched through [`normalise`] (case, diacritics, inflected forms,
 //! exonyms). [`score`] holds the formulas, [`scorer`] applies them to one aspect,
 //! [`bootstrap`] gives the intervals, [`analyse`] puts it together, [`session`] is what the
