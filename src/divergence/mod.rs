@@ -23,7 +23,7 @@
 //! References are loaded by [`mod@reference`] and smoothed over the union vocabulary by
 //! [`smoothing`]; fillers are matched through [`normalise`] (case, diacritics, inflected forms,
 //! exonyms). [`score`] holds the formulas, [`scorer`] applies them to one aspect,
-//! [`bootstrap`] gives the intervals, [`analyse`] puts it together, [`session`] is what the
+//! [`bootstrap`] gives the intervals, [`mod@analyse`] puts it together, [`session`] is what the
 //! page and the CLI drive, [`simulate`] is the model with a known cultural lean, [`chart`] and
 //! [`export`] present the results, [`builtin`] holds the shipped data.
 

@@ -1,4 +1,4 @@
-//! The formulas, on plain numbers (natural logarithms; [`super::analyse`] converts units).
+//! The formulas, on plain numbers (natural logarithms; [`mod@super::analyse`] converts units).
 //!
 //! One context c with model distribution m_c over its fillers and smoothed references L, W:
 //! H(m_c, X) = -Σ_g m_c(g) ln x(g) and H(m_c) = -Σ_g m_c(g) ln m_c(g).
