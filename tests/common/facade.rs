@@ -353,14 +353,32 @@ pub fn crosslingual_session_refuses_garbage_and_runs() {
     Reflect::set(&request, &"languages".into(), &Array::of2(&"en".into(), &"hi".into())).unwrap();
     Reflect::set(&request, &"modes".into(), &Array::of1(&"non_acceptable".into())).unwrap();
     Reflect::set(&request, &"samples".into(), &JsValue::from_f64(2.0)).unwrap();
+    // The built-in set: 170 questions x 2 languages x 1 mode x 2 samples.
     let plan = x.plan_run(request.into()).unwrap();
-    assert_eq!(Reflect::get(&plan, &"total".into()).unwrap().as_f64(), Some(24.0));
+    assert_eq!(Reflect::get(&plan, &"total".into()).unwrap().as_f64(), Some(680.0));
     let mut done = 0.0;
-    while done < 24.0 {
-        done = Reflect::get(&x.step(5).unwrap(), &"done".into()).unwrap().as_f64().unwrap();
+    while done < 680.0 {
+        done = Reflect::get(&x.step(50).unwrap(), &"done".into()).unwrap().as_f64().unwrap();
     }
     let view = x.view().unwrap();
     let report = Reflect::get(&view, &"report".into()).unwrap();
-    assert_eq!(Reflect::get(&report, &"records".into()).unwrap().as_f64(), Some(24.0));
+    assert_eq!(Reflect::get(&report, &"records".into()).unwrap().as_f64(), Some(680.0));
     assert!(x.load_embeddings("e.csv", b"record_id,embedding\nnope,[1]\n").is_err());
+    // PERMANOVA through the facade: garbage settings are refused; one pair over all topics and
+    // each of the 17 topics, a test per call.
+    assert!(x.permanova_step(1).is_err(), "nothing planned");
+    for g in garbage() {
+        assert!(x.permanova_plan(g.clone()).is_err(), "permanova_plan accepted {g:?}");
+    }
+    let settings = Object::new();
+    Reflect::set(&settings, &"permutations".into(), &JsValue::from_f64(19.0)).unwrap();
+    let total = Reflect::get(&x.permanova_plan(settings.into()).unwrap(), &"total".into()).unwrap().as_f64().unwrap();
+    assert_eq!(total, 18.0);
+    let mut done = 0.0;
+    while done < total {
+        done = Reflect::get(&x.permanova_step(1).unwrap(), &"done".into()).unwrap().as_f64().unwrap();
+    }
+    let report = Reflect::get(&x.view().unwrap(), &"report".into()).unwrap();
+    let rows = Reflect::get(&Reflect::get(&report, &"permanova".into()).unwrap(), &"rows".into()).unwrap();
+    assert_eq!(Array::from(&rows).length(), 18);
 }
