@@ -70,3 +70,13 @@ export function download(name, text, type) {
 export const percent = (x, digits = 1) => `${(x * 100).toFixed(digits)}%`;
 
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Runs `work` with `button` disabled, so a second click cannot start it twice. */
+export async function busy(button, work) {
+  button.disabled = true;
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+  }
+}

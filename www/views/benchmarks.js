@@ -1,7 +1,7 @@
 // The Benchmarks tab: bias-QA data (the built-in set or BBQ / GG-BBQ / KoBBQ files), a model's
 // answers (predictions files or the simulated model), then the results and the answers table.
 // The worker holds one BbqSession for all of it, apart from the record Workspace.
-import { $, describeProblem, el, errorMessage, plural, showIn } from "../dom.js";
+import { $, busy, describeProblem, el, errorMessage, plural, showIn } from "../dom.js";
 import { createBbqDashboard } from "./bbq-dashboard.js";
 import { createBbqExamples } from "./bbq-examples.js";
 
@@ -95,16 +95,6 @@ function wholeNumber(id, name) {
   const text = $(id).value.trim();
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`${name}: expected a whole number, found "${text}"`);
   return Number(text);
-}
-
-/** Runs `work` with `button` disabled, so a second click cannot start it twice. */
-async function busy(button, work) {
-  button.disabled = true;
-  try {
-    return await work();
-  } finally {
-    button.disabled = false;
-  }
 }
 
 export function createBenchmarks(call) {

@@ -1,7 +1,7 @@
 // The Divergence tab's inputs: probe set, references, the model's data (simulated, or uploaded
 // log-probabilities or completions) and the settings. The worker holds one DivergenceSession;
 // the results are drawn by divergence-results.js.
-import { $, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
+import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { createDivergenceResults } from "./divergence-results.js";
 
 const alert = (...content) => el("div", { class: "alert", role: "alert" }, ...content);
@@ -20,15 +20,6 @@ function number(id, name, min, max, whole = false) {
   const valid = text !== "" && Number.isFinite(x) && x >= min && x <= max && (!whole || Number.isSafeInteger(x));
   if (!valid) throw new Error(`${name}: expected ${whole ? "a whole number" : "a number"} from ${min} to ${max}, found "${text}"`);
   return x;
-}
-
-async function busy(button, work) {
-  button.disabled = true;
-  try {
-    return await work();
-  } finally {
-    button.disabled = false;
-  }
 }
 
 export function createDivergence(call) {
