@@ -14,6 +14,7 @@ pub mod providers;
 pub mod record;
 pub mod report;
 pub mod rng;
+pub mod run;
 pub mod share;
 pub mod simulate;
 pub mod stats;

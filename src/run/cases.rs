@@ -1,0 +1,223 @@
+//! The prompts of a run. A cases file is a record table without answers: CSV (comma, tab or
+//! semicolon), JSONL or a JSON array, with a `prompt` column (or one of its aliases) and any
+//! other record columns (case_id, language, concern, question_id, expected, choices, ...),
+//! which are copied into every record the case produces. A method (BBQ, cross-lingual, the
+//! requirements designer) hands its cases over as records directly ([`from_records`]).
+
+use crate::formats::csv_table::sniff_delimiter;
+use crate::formats::mapping::field_for_header;
+use crate::formats::row::{Cell, set_field};
+use crate::formats::{FileFormat, LoadError, Problem, decode};
+use crate::record::{Record, Status};
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// The cases of a file, or every problem found in it (a cases file is small and should be
+/// fixed whole, so one bad row stops the run from starting).
+pub fn read(file: &str, bytes: &[u8]) -> Result<Vec<Record>, Vec<Problem>> {
+    let text = decode(file, bytes).map_err(|e| vec![load_problem(file, e)])?;
+    if text.trim().is_empty() {
+        return Err(vec![Problem::new(file, "the file is empty: expected a prompt column and one case per row")]);
+    }
+    let mut problems = vec![];
+    let rows = match FileFormat::detect(file, text) {
+        FileFormat::Csv => csv_rows(file, text, &mut problems),
+        FileFormat::Jsonl => jsonl_rows(file, text, &mut problems),
+        FileFormat::Json => json_rows(file, text, &mut problems),
+    };
+    let cases = finish(file, rows, &mut problems);
+    if problems.is_empty() { Ok(cases) } else { Err(problems) }
+}
+
+/// Cases handed over by a method: every record with a prompt, reset to pending.
+pub fn from_records(records: &[Record]) -> Vec<Record> {
+    records
+        .iter()
+        .filter(|r| !r.prompt.trim().is_empty())
+        .map(|r| Record {
+            response: String::new(),
+            status: Status::Pending,
+            error: String::new(),
+            latency_ms: None,
+            tokens_in: None,
+            tokens_out: None,
+            logprobs: None,
+            ..r.clone()
+        })
+        .collect()
+}
+
+fn load_problem(file: &str, e: LoadError) -> Problem {
+    match e {
+        LoadError::Syntax(p) | LoadError::Mapping(p) => p,
+        other => Problem::new(file, other.to_string()),
+    }
+}
+
+/// (line, record) pairs, before the checks every format shares.
+type Rows = Vec<(u64, Record)>;
+
+fn csv_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
+    let mut rdr =
+        csv::ReaderBuilder::new().delimiter(sniff_delimiter(text)).flexible(true).from_reader(text.as_bytes());
+    let headers: Vec<String> = match rdr.headers() {
+        Ok(h) => h.iter().map(String::from).collect(),
+        Err(e) => {
+            problems.push(Problem::new(file, format!("CSV: {e}")));
+            return vec![];
+        }
+    };
+    let fields: Vec<_> = headers.iter().map(|h| field_for_header(h)).collect();
+    let mut rows = vec![];
+    for result in rdr.records() {
+        let row = match result {
+            Ok(row) => row,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                problems.push(Problem::new(file, format!("CSV: {e}")).at_line(line));
+                continue;
+            }
+        };
+        let line = row.position().map_or(0, |p| p.line());
+        let mut rec = Record::default();
+        for (i, cell) in row.iter().enumerate() {
+            match fields.get(i).copied().flatten() {
+                Some(field) => {
+                    if let Err(e) = set_field(&mut rec, field, Cell::Text(cell)) {
+                        problems.push(Problem::new(file, e.message()).at_line(line).in_field(field.name));
+                    }
+                }
+                None if !cell.is_empty() => {
+                    rec.extra
+                        .insert(headers.get(i).cloned().unwrap_or_else(|| format!("column{}", i + 1)), cell.into());
+                }
+                None => {}
+            }
+        }
+        rows.push((line, rec));
+    }
+    rows
+}
+
+fn object_row(file: &str, line: u64, v: &Value, problems: &mut Vec<Problem>) -> Option<Record> {
+    let Some(obj) = v.as_object() else {
+        problems.push(Problem::new(file, "expected an object with a prompt").at_line(line));
+        return None;
+    };
+    let mut rec = Record::default();
+    for (key, value) in obj {
+        match field_for_header(key) {
+            Some(field) => {
+                if let Err(e) = set_field(&mut rec, field, Cell::Json(value)) {
+                    problems.push(Problem::new(file, e.message()).at_line(line).in_field(field.name));
+                }
+            }
+            None => {
+                let text = value.as_str().map_or_else(|| value.to_string(), str::to_string);
+                rec.extra.insert(key.clone(), text);
+            }
+        }
+    }
+    Some(rec)
+}
+
+fn jsonl_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
+    let mut rows = vec![];
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let line_no = n as u64 + 1;
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => rows.extend(object_row(file, line_no, &v, problems).map(|r| (line_no, r))),
+            Err(e) => problems
+                .push(Problem::new(file, format!("not JSON: {e}")).at_line(line_no).at_column(e.column() as u64)),
+        }
+    }
+    rows
+}
+
+fn json_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| object_row(file, i as u64 + 1, v, problems).map(|r| (i as u64 + 1, r)))
+            .collect(),
+        Ok(_) => {
+            problems.push(Problem::new(file, "expected a JSON array of cases"));
+            vec![]
+        }
+        Err(e) => {
+            problems.push(
+                Problem::new(file, format!("not JSON: {e}")).at_line(e.line() as u64).at_column(e.column() as u64),
+            );
+            vec![]
+        }
+    }
+}
+
+/// Shared checks: a prompt on every row, case ids present (the row number when absent) and unique.
+fn finish(file: &str, rows: Rows, problems: &mut Vec<Problem>) -> Vec<Record> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, (line, mut rec)) in rows.into_iter().enumerate() {
+        if rec.prompt.trim().is_empty() {
+            problems.push(Problem::new(file, "expected a prompt, found none").at_line(line).in_field("prompt"));
+            continue;
+        }
+        if rec.case_id.trim().is_empty() {
+            rec.case_id = format!("case-{}", i + 1);
+        }
+        if !seen.insert(rec.case_id.clone()) {
+            problems.push(
+                Problem::new(file, format!("case_id {:?} is used twice; each case needs its own", rec.case_id))
+                    .at_line(line)
+                    .in_field("case_id"),
+            );
+        }
+        rec.status = Status::Pending;
+        rec.format_version = crate::record::FORMAT_VERSION;
+        out.push(rec);
+    }
+    if out.is_empty() && problems.is_empty() {
+        problems.push(Problem::new(file, "no cases: expected one row per prompt"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cases_keep_their_columns() {
+        let text = "id,prompt,language,topic,note\nq1,Is it fair?,en,health,first\n,Ist es fair?,de,health,\n";
+        let cases = read("c.csv", text.as_bytes()).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert_eq!((cases[0].record_id.as_str(), cases[0].case_id.as_str()), ("q1", "case-1"));
+        assert_eq!((cases[1].language.as_str(), cases[1].concern.as_str()), ("de", "health"));
+        assert_eq!(cases[0].extra["note"], "first");
+        assert_eq!(cases[1].status, Status::Pending);
+    }
+
+    #[test]
+    fn jsonl_and_json_read_alike() {
+        let jsonl = "{\"case_id\":\"a\",\"prompt\":\"P\",\"choices\":[\"x\",\"y\"],\"gold\":1}\n";
+        let json = "[{\"case_id\":\"a\",\"prompt\":\"P\",\"choices\":[\"x\",\"y\"],\"gold\":1}]";
+        let a = read("c.jsonl", jsonl.as_bytes()).unwrap();
+        let b = read("c.json", json.as_bytes()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!((a[0].choices.len(), a[0].gold), (2, Some(1)));
+    }
+
+    #[test]
+    fn problems_are_located() {
+        let p = read("c.csv", b"case_id,prompt\na,hello\na,again\nb,\n").unwrap_err();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!((p[0].line, p[0].field.as_deref()), (Some(3), Some("case_id")));
+        assert_eq!((p[1].line, p[1].field.as_deref()), (Some(4), Some("prompt")));
+        let p = read("c.jsonl", b"{\"prompt\":\"ok\"}\n{\"prompt\":\n").unwrap_err();
+        assert_eq!(p[0].line, Some(2));
+        let p = read("c.jsonl", b"{\"prompt\":\"ok\",\"gold\":\"two\"}\n").unwrap_err();
+        assert_eq!(p[0].field.as_deref(), Some("gold"));
+        assert!(read("c.csv", b"").is_err());
+    }
+}

@@ -1,0 +1,604 @@
+//! The run engine: a queue that decides what to send, and what to do with what comes back.
+//!
+//! It is a state machine with no clock and no I/O. A driver (the page's run worker, or the
+//! CLI) repeats: `next(now)` gives the calls that may start now; the driver sends each and
+//! hands the result to `complete`, which returns what to store. `wake_at()` says when to ask
+//! again if nothing is in flight (a backoff or a rate window ending).
+//!
+//! Each call is Queued, Waiting (a retry after backoff), InFlight, Answered or Failed.
+//! Rules a driver can rely on:
+//! - an answered call is never sent again, and [`Engine::restore`] marks the calls a store
+//!   already holds as answered, so a resumed run pays for nothing twice;
+//! - an error never replaces an answer ([`crate::providers::outcome`]);
+//! - retryable errors (429, 5xx, network, timeout, a cut-off body) are retried after
+//!   [`super::backoff`] up to `retry.max_attempts`; a 429's Retry-After also pauses the
+//!   whole target, since the limit is the provider's, not the call's;
+//! - every error text is redacted of the target's key before it leaves the engine.
+//!
+//! Keys are held only in memory, in a wrapper whose Debug output hides them; nothing the
+//! engine returns carries a key except a [`Dispatch`]'s headers, which the driver sends and
+//! drops.
+
+use super::backoff;
+use super::limits::Gate;
+use super::plan::{Job, Plan};
+use super::progress::{Failure, Progress, RunState, TargetProgress};
+use crate::providers::error::ProviderError;
+use crate::providers::outcome::{apply, is_answered};
+use crate::providers::redact;
+use crate::providers::request::{HttpRequest, Method, build_chat, build_embed};
+use crate::providers::response::{RawResponse, parse_chat, parse_embed};
+use crate::record::{Record, Status};
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+/// How many failures `progress` lists.
+const FAILURES_SHOWN: usize = 100;
+/// The window over which calls per second are measured.
+const RATE_WINDOW_MS: f64 = 10_000.0;
+
+/// A key in memory. Its Debug output never shows it.
+#[derive(Clone)]
+struct Key(String);
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[key]")
+    }
+}
+
+/// One call to send now.
+#[derive(Clone, Serialize)]
+pub struct Dispatch {
+    pub call: u32,
+    pub attempt: u32,
+    pub record_id: String,
+    pub target: String,
+    pub method: Method,
+    pub url: String,
+    /// Includes the key: send it, never log or store it.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body as text.
+    pub body: Option<String>,
+    pub timeout_ms: f64,
+}
+
+impl std::fmt::Debug for Dispatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        write!(
+            f,
+            "Dispatch {{ call: {}, attempt: {}, url: {:?}, headers: {names:?} }}",
+            self.call, self.attempt, self.url
+        )
+    }
+}
+
+/// A failure below HTTP: no status came back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "message", rename_all = "lowercase")]
+pub enum TransportError {
+    /// Connection refused or dropped, DNS, TLS, or a browser's CORS refusal.
+    Network(String),
+    /// No full answer within the dispatch's timeout.
+    Timeout,
+}
+
+/// What the driver got for one dispatch.
+#[derive(Debug, Clone)]
+pub struct CallResult {
+    pub response: Result<RawResponse, TransportError>,
+    pub latency_ms: f64,
+    /// Wall-clock time of the answer, for the record's timestamp and HTTP-date Retry-After.
+    pub unix_ms: i64,
+}
+
+/// What to do with a finished dispatch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Completion {
+    /// Store this record now (and the vectors, for an embedding call).
+    Answered { record: Box<Record>, embeddings: Option<Vec<Vec<f64>>> },
+    /// The call will be sent again at `at_ms`; nothing to store.
+    Retrying { record_id: String, attempt: u32, error: String, at_ms: f64 },
+    /// The call gave up: store this record (status error, with the reason).
+    Failed { record: Box<Record> },
+    /// Not a dispatch the engine is waiting for (already settled); nothing to do.
+    Ignored,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    Queued,
+    Waiting(f64),
+    InFlight { attempt: u32 },
+    Answered,
+    Failed,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    state: State,
+    attempts: u32,
+}
+
+/// One target's queue and gate.
+#[derive(Debug)]
+struct Lane {
+    gate: Gate,
+    queue: VecDeque<u32>,
+    /// Retries by the time they may go (ms, rounded up), earliest first.
+    waiting: BinaryHeap<Reverse<(u64, u32)>>,
+    answered: u64,
+    failed: u64,
+    last_error: String,
+    latency_sum_ms: f64,
+}
+
+#[derive(Debug)]
+pub struct Engine {
+    plan: Plan,
+    prices: super::price::PriceTable,
+    slots: Vec<Slot>,
+    lanes: Vec<Lane>,
+    keys: Vec<Option<Key>>,
+    index: HashMap<String, u32>,
+    state: RunState,
+    wake: f64,
+    retries: u64,
+    tokens_in: u64,
+    tokens_out: u64,
+    cost: f64,
+    recent: VecDeque<f64>,
+    elapsed_ms: f64,
+    running_since: Option<f64>,
+}
+
+impl Engine {
+    /// An engine for `plan`, running from the start. `keys` are by target id; a target
+    /// without one sends no key (a local server).
+    pub fn new(plan: Plan, keys: &HashMap<String, String>) -> Engine {
+        let lanes = plan
+            .spec
+            .targets
+            .iter()
+            .map(|t| Lane {
+                gate: Gate::new(t.concurrency, t.requests_per_minute, t.tokens_per_minute),
+                queue: VecDeque::new(),
+                waiting: BinaryHeap::new(),
+                answered: 0,
+                failed: 0,
+                last_error: String::new(),
+                latency_sum_ms: 0.0,
+            })
+            .collect();
+        let index = plan.calls.iter().enumerate().map(|(i, c)| (c.record.record_id.clone(), i as u32)).collect();
+        let slots = vec![Slot { state: State::Queued, attempts: 0 }; plan.calls.len()];
+        let mut engine = Engine {
+            keys: vec![None; plan.spec.targets.len()],
+            prices: plan.prices(),
+            plan,
+            slots,
+            lanes,
+            index,
+            state: RunState::Running,
+            wake: f64::INFINITY,
+            retries: 0,
+            tokens_in: 0,
+            tokens_out: 0,
+            cost: 0.0,
+            recent: VecDeque::new(),
+            elapsed_ms: 0.0,
+            running_since: None,
+        };
+        for (id, key) in keys {
+            engine.set_key(id, key);
+        }
+        engine.requeue_all();
+        engine
+    }
+
+    /// Sets (or, with an empty key, clears) the key of the target named `target`.
+    pub fn set_key(&mut self, target: &str, key: &str) -> bool {
+        let Some(i) = self.plan.spec.targets.iter().position(|t| t.id == target) else { return false };
+        self.keys[i] = Some(key.trim()).filter(|k| !k.is_empty()).map(|k| Key(k.to_string()));
+        true
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Takes the records a store already holds: answered ones are never sent again, failed
+    /// ones stay failed until [`Engine::retry_failed`]. Returns how many matched the plan.
+    pub fn restore<'a>(&mut self, stored: impl IntoIterator<Item = &'a Record>) -> usize {
+        let mut matched = 0;
+        for rec in stored {
+            let Some(&i) = self.index.get(&rec.record_id) else { continue };
+            let slot = &mut self.slots[i as usize];
+            if matches!(slot.state, State::InFlight { .. }) {
+                continue;
+            }
+            matched += 1;
+            let target = self.plan.calls[i as usize].target;
+            if is_answered(rec) {
+                slot.state = State::Answered;
+                self.lanes[target].answered += 1;
+                self.count_tokens(i as usize, rec);
+            } else if rec.status == Status::Error {
+                slot.state = State::Failed;
+                self.lanes[target].failed += 1;
+            } else {
+                continue;
+            }
+            self.plan.calls[i as usize].record = rec.clone();
+        }
+        self.requeue_all();
+        matched
+    }
+
+    /// Puts every failed call back in its queue with a fresh set of attempts.
+    pub fn retry_failed(&mut self) -> usize {
+        let mut n = 0;
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            if slot.state == State::Failed {
+                slot.state = State::Queued;
+                slot.attempts = 0;
+                let lane = &mut self.lanes[self.plan.calls[i].target];
+                lane.failed -= 1;
+                lane.queue.push_back(i as u32);
+                n += 1;
+            }
+        }
+        if n > 0 && self.state == RunState::Finished {
+            self.state = RunState::Running;
+        }
+        n
+    }
+
+    fn requeue_all(&mut self) {
+        for lane in &mut self.lanes {
+            lane.queue.clear();
+            lane.waiting.clear();
+        }
+        for (i, slot) in self.slots.iter().enumerate() {
+            match slot.state {
+                State::Queued => self.lanes[self.plan.calls[i].target].queue.push_back(i as u32),
+                State::Waiting(at) => {
+                    self.lanes[self.plan.calls[i].target].waiting.push(Reverse((at.ceil() as u64, i as u32)))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub fn pause(&mut self, now: f64) {
+        if self.state == RunState::Running {
+            self.stop_clock(now);
+            self.state = RunState::Paused;
+        }
+    }
+
+    pub fn resume(&mut self) {
+        if matches!(self.state, RunState::Paused | RunState::Cancelled) {
+            self.state = RunState::Running;
+        }
+    }
+
+    /// Stops sending. Calls in flight still complete and are stored; the rest stay pending.
+    pub fn cancel(&mut self, now: f64) {
+        self.stop_clock(now);
+        self.state = RunState::Cancelled;
+    }
+
+    fn stop_clock(&mut self, now: f64) {
+        if let Some(since) = self.running_since.take() {
+            self.elapsed_ms += (now - since).max(0.0);
+        }
+    }
+
+    /// The calls that may start at `now` (milliseconds on the driver's monotonic clock).
+    pub fn next(&mut self, now: f64) -> Vec<Dispatch> {
+        self.wake = f64::INFINITY;
+        if self.state != RunState::Running {
+            return vec![];
+        }
+        if self.running_since.is_none() {
+            self.running_since = Some(now);
+        }
+        let mut out = vec![];
+        for t in 0..self.lanes.len() {
+            // Retries whose wait is over go first, so old calls finish before new ones start.
+            while let Some(&Reverse((at, i))) = self.lanes[t].waiting.peek() {
+                if at as f64 > now {
+                    self.wake = self.wake.min(at as f64);
+                    break;
+                }
+                self.lanes[t].waiting.pop();
+                self.slots[i as usize].state = State::Queued;
+                self.lanes[t].queue.push_front(i);
+            }
+            while let Some(&i) = self.lanes[t].queue.front() {
+                let tokens = self.plan.calls[i as usize].est_tokens_in + self.plan.calls[i as usize].est_tokens_out;
+                if let Err(at) = self.lanes[t].gate.admit(now, tokens) {
+                    self.wake = self.wake.min(at);
+                    break;
+                }
+                self.lanes[t].queue.pop_front();
+                match self.request(i as usize) {
+                    Ok(http) => {
+                        self.lanes[t].gate.start(now, tokens);
+                        let slot = &mut self.slots[i as usize];
+                        slot.attempts += 1;
+                        if slot.attempts > 1 {
+                            self.retries += 1;
+                        }
+                        slot.state = State::InFlight { attempt: slot.attempts };
+                        out.push(Dispatch {
+                            call: i,
+                            attempt: slot.attempts,
+                            record_id: self.plan.calls[i as usize].record.record_id.clone(),
+                            target: self.plan.spec.targets[t].id.clone(),
+                            method: http.method,
+                            url: http.url,
+                            headers: http.headers,
+                            body: http.body.map(|b| b.to_string()),
+                            timeout_ms: self.plan.spec.retry.timeout_s * 1000.0,
+                        });
+                    }
+                    // Unreachable for a plan that passed its checks; kept as a failure, not a panic.
+                    Err(e) => self.fail(i as usize, &e.to_string()),
+                }
+            }
+        }
+        out
+    }
+
+    fn key(&self, target: usize) -> Option<&str> {
+        self.keys[target].as_ref().map(|k| k.0.as_str())
+    }
+
+    fn request(&self, i: usize) -> Result<HttpRequest, crate::providers::request::BuildError> {
+        let call = &self.plan.calls[i];
+        let endpoint = self.plan.spec.targets[call.target].endpoint();
+        let key = self.key(call.target);
+        match &call.job {
+            Job::Chat(req) => build_chat(&endpoint, key, req),
+            Job::Embed { model, inputs } => build_embed(&endpoint, key, model, inputs),
+        }
+    }
+
+    fn fail(&mut self, i: usize, error: &str) {
+        let rec = &mut self.plan.calls[i].record;
+        rec.error = error.to_string();
+        if !is_answered(rec) {
+            rec.status = Status::Error;
+        }
+        self.slots[i].state = State::Failed;
+        let lane = &mut self.lanes[self.plan.calls[i].target];
+        lane.failed += 1;
+        lane.last_error = error.to_string();
+    }
+
+    /// When to call [`Engine::next`] again if nothing completes before (ms; infinite when only
+    /// a completion can unblock the run). Valid after a call to `next`.
+    pub fn wake_at(&self) -> f64 {
+        self.wake
+    }
+
+    /// Takes the result of dispatch (`call`, `attempt`) at `now`.
+    pub fn complete(&mut self, call: u32, attempt: u32, result: CallResult, now: f64) -> Completion {
+        let i = call as usize;
+        if self.slots.get(i).map(|s| s.state) != Some(State::InFlight { attempt }) {
+            return Completion::Ignored;
+        }
+        let t = self.plan.calls[i].target;
+        self.lanes[t].gate.finish();
+        let key = self.key(t).map(str::to_string);
+        let key = key.as_deref();
+        let spec = self.plan.spec.targets[t].provider.spec();
+        let unix_s = Some(result.unix_ms.div_euclid(1000));
+        let parsed = match result.response {
+            Ok(raw) => match &self.plan.calls[i].job {
+                Job::Chat(_) => parse_chat(spec.wire, &raw, key, unix_s).map(Answer::Chat),
+                Job::Embed { inputs, .. } => parse_embed(spec.wire, &raw, key, unix_s, inputs.len()).map(Answer::Embed),
+            },
+            Err(TransportError::Network(message)) => Err(ProviderError::Network { message: redact(&message, key) }),
+            Err(TransportError::Timeout) => Err(ProviderError::Timeout { seconds: self.plan.spec.retry.timeout_s }),
+        };
+        match parsed {
+            Ok(answer) => {
+                self.finished_at(now);
+                self.lanes[t].latency_sum_ms += result.latency_ms;
+                let body = self.request(i).map(|mut h| {
+                    h.headers.clear();
+                    h
+                });
+                let rec = &mut self.plan.calls[i].record;
+                let embeddings = match answer {
+                    Answer::Chat(resp) => {
+                        if let Ok(http) = &body {
+                            apply(
+                                rec,
+                                self.plan.spec.targets[t].provider,
+                                http,
+                                Ok(&resp),
+                                Some(result.latency_ms),
+                                key,
+                            );
+                        }
+                        None
+                    }
+                    Answer::Embed(e) => {
+                        rec.status = Status::Ok;
+                        rec.error.clear();
+                        rec.latency_ms = Some(result.latency_ms);
+                        rec.tokens_in = e.tokens_in;
+                        rec.response =
+                            format!("{} vectors of {}", e.vectors.len(), e.vectors.first().map_or(0, Vec::len));
+                        Some(e.vectors)
+                    }
+                };
+                rec.timestamp = super::rfc3339(result.unix_ms);
+                let rec = rec.clone();
+                self.slots[i].state = State::Answered;
+                self.lanes[t].answered += 1;
+                self.count_tokens(i, &rec);
+                Completion::Answered { record: Box::new(rec), embeddings }
+            }
+            Err(e) => {
+                let error = redact(&e.to_string(), key);
+                let attempts = self.slots[i].attempts;
+                self.lanes[t].last_error = error.clone();
+                if e.retryable() && attempts < self.plan.spec.retry.max_attempts {
+                    let record_id = self.plan.calls[i].record.record_id.clone();
+                    let wait = backoff::delay_ms(
+                        &self.plan.spec.retry,
+                        self.plan.spec.seed,
+                        &record_id,
+                        attempts + 1,
+                        e.retry_after_s(),
+                    );
+                    if let Some(s) = e.retry_after_s() {
+                        let gate = &mut self.lanes[t].gate;
+                        gate.paused_until = gate.paused_until.max(now + s.clamp(0.0, 3600.0) * 1000.0);
+                    }
+                    let at = now + wait;
+                    self.slots[i].state = State::Waiting(at);
+                    self.lanes[t].waiting.push(Reverse((at.ceil() as u64, call)));
+                    self.plan.calls[i].record.error = error.clone();
+                    Completion::Retrying { record_id, attempt: attempts, error, at_ms: at }
+                } else {
+                    self.finished_at(now);
+                    let body = self.request(i).map(|mut h| {
+                        h.headers.clear();
+                        h
+                    });
+                    let rec = &mut self.plan.calls[i].record;
+                    if let Ok(http) = &body {
+                        apply(rec, self.plan.spec.targets[t].provider, http, Err(&e), Some(result.latency_ms), key);
+                    }
+                    rec.timestamp = super::rfc3339(result.unix_ms);
+                    self.slots[i].state = State::Failed;
+                    self.lanes[t].failed += 1;
+                    Completion::Failed { record: Box::new(rec.clone()) }
+                }
+            }
+        }
+    }
+
+    fn finished_at(&mut self, now: f64) {
+        self.recent.push_back(now);
+        while self.recent.front().is_some_and(|&t| t + RATE_WINDOW_MS < now) {
+            self.recent.pop_front();
+        }
+    }
+
+    fn count_tokens(&mut self, i: usize, rec: &Record) {
+        let (tin, tout) = (rec.tokens_in.unwrap_or(0), rec.tokens_out.unwrap_or(0));
+        self.tokens_in += tin;
+        self.tokens_out += tout;
+        self.cost += self.prices.cost(&self.plan.calls[i].record.model, tin, tout).unwrap_or(0.0);
+    }
+
+    /// Whether every call is answered or failed.
+    pub fn is_done(&self) -> bool {
+        self.slots.iter().all(|s| matches!(s.state, State::Answered | State::Failed))
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.lanes.iter().map(|l| l.gate.in_flight as usize).sum()
+    }
+
+    /// Every record of the plan as it stands (answered, failed or pending).
+    pub fn records(&self) -> impl Iterator<Item = &Record> {
+        self.plan.calls.iter().map(|c| &c.record)
+    }
+
+    pub fn progress(&mut self, now: f64) -> Progress {
+        if self.state == RunState::Running && self.is_done() {
+            self.stop_clock(now);
+            self.state = RunState::Finished;
+        }
+        let total = self.slots.len() as u64;
+        let answered: u64 = self.lanes.iter().map(|l| l.answered).sum();
+        let failed: u64 = self.lanes.iter().map(|l| l.failed).sum();
+        let remaining = total - answered - failed;
+        let elapsed_ms = self.elapsed_ms + self.running_since.map_or(0.0, |s| (now - s).max(0.0));
+        let window = elapsed_ms.min(RATE_WINDOW_MS);
+        let recent = self.recent.iter().filter(|&&t| t + RATE_WINDOW_MS >= now).count() as f64;
+        let per_second = if window >= 500.0 { recent / (window / 1000.0) } else { 0.0 };
+        let eta_s = (per_second > 0.0 && self.state == RunState::Running).then(|| remaining as f64 / per_second);
+        let mut per_lane_remaining = vec![0u64; self.lanes.len()];
+        let mut failures = vec![];
+        let mut waiting = 0;
+        for (i, slot) in self.slots.iter().enumerate() {
+            let call = &self.plan.calls[i];
+            match slot.state {
+                State::Failed => {
+                    if failures.len() < FAILURES_SHOWN {
+                        failures.push(Failure {
+                            record_id: call.record.record_id.clone(),
+                            case_id: call.record.case_id.clone(),
+                            target: self.plan.spec.targets[call.target].id.clone(),
+                            model: call.record.model.clone(),
+                            attempts: slot.attempts,
+                            error: call.record.error.clone(),
+                        });
+                    }
+                }
+                State::Answered => {}
+                State::Waiting(_) => {
+                    waiting += 1;
+                    per_lane_remaining[call.target] += 1;
+                }
+                _ => per_lane_remaining[call.target] += 1,
+            }
+        }
+        let targets = self
+            .lanes
+            .iter()
+            .zip(&self.plan.spec.targets)
+            .zip(per_lane_remaining)
+            .map(|((lane, t), remaining)| TargetProgress {
+                target: t.id.clone(),
+                provider: t.provider.spec().label.to_string(),
+                answered: lane.answered,
+                failed: lane.failed,
+                remaining,
+                in_flight: lane.gate.in_flight,
+                concurrency: lane.gate.concurrency,
+                paused_for_s: (lane.gate.paused_until > now).then(|| (lane.gate.paused_until - now) / 1000.0),
+                last_error: lane.last_error.clone(),
+                mean_latency_s: (lane.answered > 0 && lane.latency_sum_ms > 0.0)
+                    .then(|| lane.latency_sum_ms / 1000.0 / lane.answered as f64),
+            })
+            .collect();
+        Progress {
+            state: self.state,
+            total,
+            answered,
+            failed,
+            remaining,
+            in_flight: self.in_flight() as u64,
+            waiting,
+            retries: self.retries,
+            tokens_in: self.tokens_in,
+            tokens_out: self.tokens_out,
+            cost: self.cost,
+            currency: self.prices.currency.clone(),
+            elapsed_s: elapsed_ms / 1000.0,
+            per_second,
+            eta_s,
+            targets,
+            failures,
+            failures_total: failed,
+        }
+    }
+}
+
+enum Answer {
+    Chat(crate::providers::ChatResponse),
+    Embed(crate::providers::Embeddings),
+}

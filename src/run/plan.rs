@@ -1,0 +1,285 @@
+//! A run as a list of calls: for each target, each model, each sample, every case (cases
+//! vary fastest, so an interrupted run holds whole samples of its first models rather than a
+//! scatter). Each call carries the record it will fill, already holding the case's columns,
+//! so a stored answer is a complete row of the record table.
+
+use super::price::{ASSUMED_OUTPUT_TOKENS, PriceTable, estimate_tokens};
+use super::spec::{RunSpec, SpecError};
+use crate::providers::request::{ChatRequest, build_chat, build_embed};
+use crate::record::{Record, Status};
+use serde::Serialize;
+use thiserror::Error;
+
+/// What one call asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Job {
+    Chat(ChatRequest),
+    /// One embedding per input, in order (a batch of texts per call).
+    Embed {
+        model: String,
+        inputs: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// Index into the spec's targets.
+    pub target: usize,
+    pub record: Record,
+    pub job: Job,
+    pub est_tokens_in: u64,
+    pub est_tokens_out: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub spec: RunSpec,
+    pub calls: Vec<Call>,
+}
+
+#[derive(Debug, Clone, PartialEq, Error, Serialize)]
+pub enum PlanError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("no cases to run: expected at least one case with a prompt")]
+    NoCases,
+    #[error("target {target}, model {model}: {message}")]
+    Request { target: String, model: String, message: String },
+    #[error("the run has {calls} calls; at most {max} fit in one run (split it, or use the batch route)")]
+    TooLarge { calls: u64, max: u64 },
+}
+
+/// The most calls one run holds (a browser tab keeps every record in memory).
+pub const MAX_CALLS: u64 = 2_000_000;
+
+/// The record id of one call: stable, so a resumed run finds the records it already has.
+pub fn record_id(run_id: &str, case_id: &str, target: &str, model: &str, sample: u32) -> String {
+    format!("{run_id}:{case_id}:{target}:{model}:{sample}")
+}
+
+impl Plan {
+    /// Chat calls for `cases` (records with a prompt; see [`super::cases`]).
+    pub fn chat(spec: RunSpec, cases: &[Record]) -> Result<Plan, PlanError> {
+        spec.validate()?;
+        if cases.is_empty() {
+            return Err(PlanError::NoCases);
+        }
+        let per_case: u64 = spec.targets.iter().map(|t| t.models.len() as u64).sum::<u64>() * u64::from(spec.samples);
+        let total = per_case.saturating_mul(cases.len() as u64);
+        if total > MAX_CALLS {
+            return Err(PlanError::TooLarge { calls: total, max: MAX_CALLS });
+        }
+        let mut calls = Vec::with_capacity(total as usize);
+        for (t, target) in spec.targets.iter().enumerate() {
+            let provider = provider_name(target.provider);
+            for model in &target.models {
+                // Only the prompt varies between a model's calls, so one check covers them all.
+                let sample = spec.params.chat(model, "check", None);
+                build_chat(&target.endpoint(), None, &sample).map_err(|e| PlanError::Request {
+                    target: target.id.clone(),
+                    model: model.clone(),
+                    message: e.to_string(),
+                })?;
+                for s in 0..spec.samples {
+                    for case in cases {
+                        let system = case.extra.get("system").map(String::as_str);
+                        let req = spec.params.chat(model, &case.prompt, system);
+                        let est_in = estimate_tokens(&case.prompt) + req.system.as_deref().map_or(0, estimate_tokens);
+                        let est_out = req.max_tokens.map_or(ASSUMED_OUTPUT_TOKENS, u64::from);
+                        let record = pending(&spec, case, &target.id, &provider, model, s);
+                        calls.push(Call {
+                            target: t,
+                            record,
+                            job: Job::Chat(req),
+                            est_tokens_in: est_in,
+                            est_tokens_out: est_out,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(Plan { spec, calls })
+    }
+
+    /// Embedding calls: `texts` (id, text) in batches of `batch` per call, for every model.
+    pub fn embed(spec: RunSpec, texts: &[(String, String)], batch: usize) -> Result<Plan, PlanError> {
+        spec.validate()?;
+        if texts.is_empty() {
+            return Err(PlanError::NoCases);
+        }
+        let batch = batch.clamp(1, 2048);
+        let mut calls = vec![];
+        for (t, target) in spec.targets.iter().enumerate() {
+            let provider = provider_name(target.provider);
+            for model in &target.models {
+                build_embed(&target.endpoint(), None, model, &["check".to_string()]).map_err(|e| {
+                    PlanError::Request { target: target.id.clone(), model: model.clone(), message: e.to_string() }
+                })?;
+                for (n, chunk) in texts.chunks(batch).enumerate() {
+                    let case = Record {
+                        case_id: format!("embed-{n}"),
+                        method: "embedding".into(),
+                        prompt: chunk.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>().join(" "),
+                        ..Record::default()
+                    };
+                    let inputs: Vec<String> = chunk.iter().map(|(_, text)| text.clone()).collect();
+                    let est_in = inputs.iter().map(|s| estimate_tokens(s)).sum();
+                    let record = pending(&spec, &case, &target.id, &provider, model, 0);
+                    calls.push(Call {
+                        target: t,
+                        record,
+                        job: Job::Embed { model: model.clone(), inputs },
+                        est_tokens_in: est_in,
+                        est_tokens_out: 0,
+                    });
+                }
+            }
+        }
+        Ok(Plan { spec, calls })
+    }
+
+    pub fn prices(&self) -> PriceTable {
+        self.spec.prices.clone().unwrap_or_default()
+    }
+
+    /// Calls, tokens and cost per target and model, and whether to ask before starting.
+    pub fn estimate(&self) -> Estimate {
+        let prices = self.prices();
+        let mut rows: Vec<EstimateRow> = vec![];
+        for call in &self.calls {
+            let target = &self.spec.targets[call.target].id;
+            let model = &call.record.model;
+            let row = match rows.iter_mut().position(|r| &r.target == target && &r.model == model) {
+                Some(i) => &mut rows[i],
+                None => {
+                    rows.push(EstimateRow { target: target.clone(), model: model.clone(), ..Default::default() });
+                    rows.last_mut().expect("just pushed")
+                }
+            };
+            row.calls += 1;
+            row.tokens_in += call.est_tokens_in;
+            row.tokens_out += call.est_tokens_out;
+        }
+        for row in &mut rows {
+            row.cost = prices.cost(&row.model, row.tokens_in, row.tokens_out);
+        }
+        let calls = self.calls.len() as u64;
+        let cost: f64 = rows.iter().filter_map(|r| r.cost).sum();
+        let unpriced: Vec<String> = rows.iter().filter(|r| r.cost.is_none()).map(|r| r.model.clone()).collect();
+        let mut reasons = vec![];
+        if calls > self.spec.confirm_above_calls {
+            reasons.push(format!("{calls} calls (more than {})", self.spec.confirm_above_calls));
+        }
+        if cost > self.spec.confirm_above_cost {
+            reasons.push(format!(
+                "an estimated {cost:.2} {} (more than {})",
+                prices.currency, self.spec.confirm_above_cost
+            ));
+        }
+        Estimate {
+            calls,
+            tokens_in: rows.iter().map(|r| r.tokens_in).sum(),
+            tokens_out: rows.iter().map(|r| r.tokens_out).sum(),
+            cost,
+            currency: prices.currency,
+            unpriced,
+            rows,
+            confirm: reasons,
+        }
+    }
+}
+
+fn provider_name(kind: crate::providers::ProviderKind) -> String {
+    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn pending(spec: &RunSpec, case: &Record, target: &str, provider: &str, model: &str, sample: u32) -> Record {
+    Record {
+        format_version: crate::record::FORMAT_VERSION,
+        record_id: record_id(&spec.run_id, &case.case_id, target, model, sample),
+        run_id: spec.run_id.clone(),
+        method: if case.method.is_empty() { spec.method.clone() } else { case.method.clone() },
+        provider: provider.to_string(),
+        model: model.to_string(),
+        sample_index: sample,
+        status: Status::Pending,
+        response: String::new(),
+        error: String::new(),
+        ..case.clone()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct EstimateRow {
+    pub target: String,
+    pub model: String,
+    pub calls: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// None when the price table has no row for the model.
+    pub cost: Option<f64>,
+}
+
+/// What the page shows before a run starts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    pub calls: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// The cost of the priced models; `unpriced` lists the others.
+    pub cost: f64,
+    pub currency: String,
+    pub unpriced: Vec<String>,
+    pub rows: Vec<EstimateRow>,
+    /// Why the user should confirm before starting; empty when no confirmation is needed.
+    pub confirm: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(extra: &str) -> RunSpec {
+        RunSpec::from_json(&format!(
+            r#"{{"run_id":"r1","targets":[{{"provider":"openai","models":["gpt-4o-mini","mystery"]}}],"samples":2,"params":{{"max_tokens":10}}{extra}}}"#
+        ))
+        .unwrap()
+    }
+
+    fn cases(n: usize) -> Vec<Record> {
+        (0..n).map(|i| Record { case_id: format!("c{i}"), prompt: "x".repeat(40), ..Default::default() }).collect()
+    }
+
+    #[test]
+    fn calls_cover_cases_models_and_samples_with_stable_ids() {
+        let plan = Plan::chat(spec(""), &cases(3)).unwrap();
+        assert_eq!(plan.calls.len(), 12);
+        assert_eq!(plan.calls[0].record.record_id, "r1:c0:openai:gpt-4o-mini:0");
+        assert_eq!(plan.calls[3].record.record_id, "r1:c0:openai:gpt-4o-mini:1");
+        assert_eq!(plan.calls[11].record.record_id, "r1:c2:openai:mystery:1");
+        assert!(plan.calls.iter().all(|c| c.record.status == Status::Pending && c.record.provider == "openai"));
+        let ids: std::collections::HashSet<_> = plan.calls.iter().map(|c| &c.record.record_id).collect();
+        assert_eq!(ids.len(), 12);
+    }
+
+    #[test]
+    fn the_estimate_prices_what_it_can_and_asks_above_thresholds() {
+        let plan = Plan::chat(spec(r#","confirm_above_calls":10"#), &cases(3)).unwrap();
+        let e = plan.estimate();
+        assert_eq!((e.calls, e.tokens_in, e.tokens_out), (12, 120, 120));
+        assert_eq!(e.unpriced, vec!["mystery".to_string()]);
+        assert!((e.cost - (60.0 * 0.15 + 60.0 * 0.60) / 1e6).abs() < 1e-15);
+        assert_eq!(e.confirm.len(), 1, "{:?}", e.confirm);
+        assert!(Plan::chat(spec(""), &cases(3)).unwrap().estimate().confirm.is_empty());
+    }
+
+    #[test]
+    fn bad_requests_and_empty_plans_are_refused_before_anything_is_sent() {
+        assert!(matches!(Plan::chat(spec(""), &[]), Err(PlanError::NoCases)));
+        let mut s = spec("");
+        s.params.logprobs = Some(2);
+        s.targets[0].provider = crate::providers::ProviderKind::Anthropic;
+        let e = Plan::chat(s, &cases(1)).unwrap_err();
+        assert!(e.to_string().contains("log-probabilities"), "{e}");
+    }
+}
