@@ -141,6 +141,9 @@ pub struct RunSpec {
     /// Ask before starting a run estimated to cost more than this, in the price table's currency.
     #[serde(default = "default_confirm_cost")]
     pub confirm_above_cost: f64,
+    /// The cases file, for the CLI (a path relative to the spec file); the page picks cases itself.
+    #[serde(default)]
+    pub cases: Option<String>,
 }
 
 fn default_run_id() -> String {
