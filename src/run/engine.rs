@@ -220,18 +220,25 @@ impl Engine {
             if matches!(slot.state, State::InFlight { .. }) {
                 continue;
             }
-            matched += 1;
             let target = self.plan.calls[i as usize].target;
-            if is_answered(rec) {
-                slot.state = State::Answered;
-                self.lanes[target].answered += 1;
-                self.count_tokens(i as usize, rec);
-            } else if rec.status == Status::Error {
-                slot.state = State::Failed;
-                self.lanes[target].failed += 1;
-            } else {
-                continue;
+            let lane = &mut self.lanes[target];
+            match (slot.state, is_answered(rec), rec.status == Status::Error) {
+                // The first answer a store holds wins; an error never replaces it.
+                (State::Answered, _, _) | (_, false, false) | (State::Failed, false, true) => continue,
+                (previous, true, _) => {
+                    if previous == State::Failed {
+                        lane.failed -= 1;
+                    }
+                    slot.state = State::Answered;
+                    lane.answered += 1;
+                    self.count_tokens(i as usize, rec);
+                }
+                (_, false, true) => {
+                    slot.state = State::Failed;
+                    lane.failed += 1;
+                }
             }
+            matched += 1;
             self.plan.calls[i as usize].record = rec.clone();
         }
         self.requeue_all();
