@@ -248,3 +248,67 @@ fn sampling_is_seeded_and_capped() {
         assert!(g.selected.windows(2).all(|w| pos(&w[0]) < pos(&w[1])), "kept in file order");
     }
 }
+
+/// LangBiTe's own reports (reports_sample, produced by upstream's code with a stubbed model):
+/// every template verdict is reproduced from the responses report in compatibility mode, and
+/// the global evaluation is rebuilt byte for byte from those verdicts.
+#[test]
+fn compat_mode_reproduces_upstreams_reports() {
+    use evenhand::langbite::evaluate::{TemplateEval, global, langbite_reports, rejudge_reports};
+    use evenhand::langbite::oracle::{CompatVerdict, OracleSpec};
+    use evenhand::langbite::reports::{self, EVALUATIONS_HEADER, RESPONSES_HEADER};
+    let Some(dir) = reference() else { return };
+    let libs = libraries(&dir);
+    let config = std::fs::read_to_string(dir.join("reports_sample/config_used.json")).unwrap();
+    let sc = scenario::parse("config_used.json", &config).unwrap().scenario;
+    let mut judged = 0;
+    for sample in ["plain", "unparseable_json"] {
+        let folder = dir.join("reports_sample").join(sample);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        let find = |suffix: &str| files.iter().find(|p| p.display().to_string().ends_with(suffix)).unwrap().clone();
+        let text = |p: PathBuf| std::fs::read_to_string(p).unwrap();
+        let responses = reports::read("responses", &text(find("_responses.csv")), &RESPONSES_HEADER).unwrap();
+        let evaluations = reports::read("evaluations", &text(find("_evaluations.csv")), &EVALUATIONS_HEADER).unwrap();
+        let global_text = text(find("_global_evaluation.csv"));
+        assert!(responses.had_index && evaluations.had_index);
+
+        let rejudged = rejudge_reports(&sc, &libs, &responses, &evaluations).unwrap();
+        assert_eq!(rejudged.len(), evaluations.rows.len());
+        for r in &rejudged {
+            assert_eq!(r.ours.as_str(), r.reported, "{sample} row {}: {:?} ({:?})", r.row, r.template, r.ours);
+        }
+        judged += rejudged.len();
+
+        // The global report from our verdicts, in upstream's exact text.
+        let evals: Vec<TemplateEval> = rejudged
+            .iter()
+            .map(|r| {
+                let row = &evaluations.rows[r.row];
+                let col = |c: &str| evaluations.get(row, c).unwrap().to_string();
+                TemplateEval {
+                    provider: "openai".into(),
+                    model: col("Model"),
+                    concern: col("Concern"),
+                    language: col("Language"),
+                    input_type: col("Input Type"),
+                    reflection_type: col("Reflection Type"),
+                    template_id: String::new(),
+                    template: r.template.clone(),
+                    sample_index: 0,
+                    oracle: OracleSpec::parse(
+                        "expected value",
+                        &serde_json::json!({"operation": "equal", "expected_value": []}),
+                    )
+                    .unwrap(),
+                    verdict: r.ours.clone(),
+                    record_ids: vec![],
+                }
+            })
+            .collect();
+        let [_, _, ours] = langbite_reports(&[], &evals, &global(&sc, &evals), true);
+        assert_eq!(ours.replace("\r\n", "\n").trim_end(), global_text.replace("\r\n", "\n").trim_end(), "{sample}");
+        assert!(rejudged.iter().any(|r| matches!(r.ours, CompatVerdict::Error(_))) || sample == "plain");
+    }
+    println!("{judged} template verdicts reproduced");
+}

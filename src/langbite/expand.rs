@@ -68,6 +68,8 @@ pub struct Instance {
     pub input_type: String,
     pub reflection_type: String,
     pub template_id: String,
+    /// The template as the library writes it, placeholders and all (LangBiTe's evaluations report shows it).
+    pub template: String,
     /// 0-based index of this instance among its template's instances.
     pub instance_index: usize,
     /// Placeholder (without braces) to community.
@@ -223,6 +225,7 @@ pub fn expand(
                 input_type: t.input_type.clone(),
                 reflection_type: t.reflection_type.clone(),
                 template_id: t.id.clone(),
+                template: t.prompt.clone(),
                 instance_index: n,
                 communities: mapping,
                 instance: text,

@@ -10,10 +10,13 @@
 //! - [`plan`]: instances x models x samples as pending records of the record table.
 
 mod check;
+pub mod evaluate;
 pub mod expand;
 pub mod library;
+pub mod oracle;
 pub mod placeholder;
 pub mod plan;
+pub mod reports;
 pub mod scenario;
 
 /// The markup root of each concern in LangBiTe's libraries and examples (langbite.md §1.3),

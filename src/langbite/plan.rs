@@ -5,7 +5,8 @@
 //! Mapping: `method` = `requirements`; `question_id` = the template id, which aligns one
 //! template across languages in LangBiTe's libraries; `expected` = the oracle's
 //! `expected_value` alternatives joined by `|`; the oracle type, its prediction JSON and the
-//! requirement name go to `extra` (`oracle`, `oracle_prediction`, `requirement`).
+//! requirement name, the raw template and the filled template without prefix or format go to
+//! `extra` (`oracle`, `oracle_prediction`, `requirement`, `template`, `instance`).
 
 use super::expand::Instance;
 use crate::record::{FORMAT_VERSION, Record, Status};
@@ -44,6 +45,8 @@ fn record(run_id: &str, inst: &Instance, target: &Target, sample_index: u32) -> 
     let mut extra = BTreeMap::from([
         ("oracle".to_string(), inst.oracle.clone()),
         ("requirement".to_string(), inst.requirement_name.clone()),
+        ("template".to_string(), inst.template.clone()),
+        ("instance".to_string(), inst.instance.clone()),
     ]);
     if let Some(p) = &inst.oracle_prediction {
         extra.insert("oracle_prediction".to_string(), p.to_string());
