@@ -9,11 +9,13 @@
 //! - [`expand`]: template selection (seeded), markup expansion and prompt composition.
 //! - [`plan`]: instances x models x samples as pending records of the record table.
 
+pub mod answer;
 mod check;
 pub mod evaluate;
 pub mod expand;
 pub mod library;
 pub mod oracle;
+pub mod outcome;
 pub mod placeholder;
 pub mod plan;
 pub mod reports;
