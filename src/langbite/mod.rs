@@ -11,6 +11,7 @@
 
 pub mod answer;
 mod check;
+pub mod community;
 pub mod evaluate;
 pub mod expand;
 pub mod library;
