@@ -92,6 +92,9 @@ enum Command {
     /// LangBiTe scenario expansion: select templates (seeded), fill in communities and write
     /// one prompt instance per line (JSONL); warnings and the per-group selection on stderr.
     Expand(Box<crate::cli_langbite::ExpandArgs>),
+    /// LangBiTe oracles and reports: template verdicts as upstream gives them, every instance
+    /// judged (default mode), pass rates with intervals, per-community tests, and the files.
+    Evaluate(Box<crate::cli_langbite::EvaluateArgs>),
     /// Cultural divergence CD = H(M,L) - H(M,W) from log-probabilities, sampled completions or
     /// the simulated model, against local and Western reference distributions.
     Divergence(Box<crate::cli_divergence::DivergenceArgs>),
@@ -439,6 +442,7 @@ pub fn main() -> ExitCode {
         }
         Command::Mcnemar { table, method, convention } => mcnemar(&table, &method, &convention),
         Command::Expand(args) => crate::cli_langbite::expand(&args).map_err(Failure),
+        Command::Evaluate(args) => crate::cli_langbite::evaluate(&args).map_err(Failure),
         Command::Divergence(args) => crate::cli_divergence::run(&args).map(|_| ExitCode::SUCCESS).map_err(Failure),
         Command::Permanova { embeddings, distances, groups, distance, permutations, seed } => {
             permanova(embeddings, distances, &groups, &distance, permutations, seed)

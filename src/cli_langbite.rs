@@ -132,3 +132,94 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Args)]
+pub struct EvaluateArgs {
+    /// The scenario JSON the records were planned from (its tolerances and deltas are used).
+    #[arg(long)]
+    scenario: PathBuf,
+    /// The record table (CSV, JSONL or JSON) with the responses, as `evenhand expand` + a run write it.
+    #[arg(long)]
+    records: PathBuf,
+    /// `langbite` reproduces upstream's verdicts only; the default also judges every instance
+    /// and adds the statistics.
+    #[arg(long)]
+    compat: Option<String>,
+    /// Folder for the reports (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of the permutation tests and bootstrap intervals.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = 0.95)]
+    confidence: f64,
+    /// LangBiTe's file-name timestamp (YYYYmmddHHMMSS); the current time when absent.
+    #[arg(long)]
+    timestamp: Option<String>,
+}
+
+/// `evenhand evaluate`: oracles, statistics and every report for a LangBiTe-style run.
+pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
+    use evenhand::langbite::summary::{self, Mode};
+    let mode = match args.compat.as_deref() {
+        None => Mode::Default,
+        Some("langbite") => Mode::Langbite,
+        Some(other) => return Err(format!("--compat: expected langbite, found {other:?}")),
+    };
+    if !(args.confidence > 0.0 && args.confidence < 1.0) {
+        return Err(format!("--confidence: expected a number between 0 and 1, found {}", args.confidence));
+    }
+    let timestamp = match &args.timestamp {
+        Some(t) if t.len() == 14 && t.chars().all(|c| c.is_ascii_digit()) => t.clone(),
+        Some(t) => return Err(format!("--timestamp: expected 14 digits (YYYYmmddHHMMSS), found {t:?}")),
+        None => {
+            let ms =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+            summary::langbite_timestamp(ms)
+        }
+    };
+    let name = args.scenario.display().to_string();
+    let scenario_bytes = read(&args.scenario)?;
+    let text = String::from_utf8(scenario_bytes.clone()).map_err(|e| format!("{name}: not UTF-8: {e}"))?;
+    let parsed = scenario::parse(&name, &text).map_err(|e| e.to_string())?;
+    for w in &parsed.warnings {
+        eprintln!("warning: {w}");
+    }
+    let records_name = args.records.display().to_string();
+    let record_bytes = read(&args.records)?;
+    let loaded = evenhand::formats::load(&records_name, &record_bytes, None).map_err(|e| e.to_string())?;
+    for p in &loaded.errors {
+        eprintln!("error: {p}");
+    }
+    if loaded.records.is_empty() {
+        return Err(format!("{records_name}: no records could be read"));
+    }
+    let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, args.seed, args.confidence);
+    for p in &s.problems {
+        eprintln!("warning: not judged: {p}");
+    }
+    let hash = |b: &[u8]| format!("{:016x}", evenhand::rng::stable_hash(&[b]));
+    let provenance = serde_json::json!({
+        "scenario": {"file": name, "fnv1a64": hash(&scenario_bytes)},
+        "records": {"file": records_name, "fnv1a64": hash(&record_bytes), "unreadable_rows": loaded.errors.len()},
+    });
+    for (file, contents) in summary::files(&s, &loaded.records, &timestamp, &provenance) {
+        let path = args.out.join(&file);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, contents).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    let count = |v: &str| s.templates.iter().filter(|t| t.verdict.as_str() == v).count();
+    let summary = serde_json::json!({
+        "mode": s.mode,
+        "records": loaded.records.len(),
+        "templates": {"passed": count("Passed"), "failed": count("Failed"), "error": count("Error")},
+        "groups": s.groups.len(),
+        "not_judged": s.problems.len(),
+        "out": args.out.display().to_string(),
+    });
+    println!("{summary}");
+    Ok(ExitCode::SUCCESS)
+}

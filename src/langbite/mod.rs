@@ -21,6 +21,7 @@ pub mod placeholder;
 pub mod plan;
 pub mod reports;
 pub mod scenario;
+pub mod summary;
 
 /// The markup root of each concern in LangBiTe's libraries and examples (langbite.md §1.3),
 /// used to audit a library when no scenario says otherwise.
