@@ -12,6 +12,7 @@
 pub mod answer;
 mod check;
 pub mod community;
+pub mod crosslang;
 pub mod evaluate;
 pub mod expand;
 pub mod library;

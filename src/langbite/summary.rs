@@ -4,11 +4,12 @@
 //! Files: LangBiTe's three CSVs (compatibility verdicts, one timestamp for all three), and in
 //! default mode our own: `evaluations.csv` (one row per judged record, joinable by
 //! record_id), `groups.csv`/`groups.json` (outcome counts, pass rate with its interval, the
-//! three-valued verdict and upstream's beside it), `communities.json` (the per-community tests)
-//! and `manifest.json` (mode, seed, confidence, tool version, hashes of the scenario and the
+//! three-valued verdict and upstream's beside it), `communities.json` (the per-community tests),
+//! `cross_language.json` (one template id across languages) and `manifest.json` (mode, seed, confidence, tool version, hashes of the scenario and the
 //! records, the templates judged).
 
 use super::community::{self, Communities};
+use super::crosslang::{self, CrossLanguage};
 use super::evaluate::{GlobalRow, TemplateEval, compat_from_records, global, langbite_reports};
 use super::outcome::{self, Evaluation, GroupStats};
 use super::scenario::Scenario;
@@ -37,6 +38,8 @@ pub struct Summary {
     pub evaluations: Vec<Evaluation>,
     pub groups: Vec<GroupStats>,
     pub communities: Option<Communities>,
+    /// The same template id across languages (default mode).
+    pub cross_language: Option<CrossLanguage>,
     /// Records that could not be judged, with why.
     pub problems: Vec<Problem>,
 }
@@ -45,19 +48,20 @@ pub struct Summary {
 pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, confidence: f64) -> Summary {
     let (templates, mut problems) = compat_from_records(scenario, records);
     let global = global(scenario, &templates);
-    let (evaluations, groups, communities) = if mode == Mode::Default {
+    let (evaluations, groups, communities, cross_language) = if mode == Mode::Default {
         let (evals, more) = outcome::evaluate(scenario, records, &Lexicon::builtin());
         problems.extend(more);
         let groups = outcome::groups(scenario, records, &evals, confidence);
         let communities = community::analyse(records, &evals, seed);
-        (evals, groups, Some(communities))
+        let cross = crosslang::compare(records, &evals);
+        (evals, groups, Some(communities), Some(cross))
     } else {
-        (vec![], vec![], None)
+        (vec![], vec![], None, None)
     };
     // Both modes report one problem per broken record; keep each once.
     let mut seen = BTreeSet::new();
     problems.retain(|p| seen.insert((p.file.clone(), p.message.clone())));
-    Summary { mode, seed, confidence, templates, global, evaluations, groups, communities, problems }
+    Summary { mode, seed, confidence, templates, global, evaluations, groups, communities, cross_language, problems }
 }
 
 fn csv_of(header: &[&str], rows: Vec<Vec<String>>) -> String {
@@ -156,6 +160,7 @@ pub fn files(
         out.push(("groups.csv".into(), csv_of(&header, rows)));
         out.push(("groups.json".into(), pretty(&summary.groups)));
         out.push(("communities.json".into(), pretty(&summary.communities)));
+        out.push(("cross_language.json".into(), pretty(&summary.cross_language)));
     }
     let manifest = serde_json::json!({
         "tool": "evenhand",
