@@ -15,6 +15,7 @@ pub mod community;
 pub mod crosslang;
 pub mod evaluate;
 pub mod expand;
+pub mod judge;
 pub mod library;
 pub mod oracle;
 pub mod outcome;

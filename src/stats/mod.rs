@@ -1,5 +1,6 @@
 //! Statistics: deterministic, documented, and the same bits on every target.
 
+pub mod agreement;
 pub mod correction;
 pub mod distance;
 pub mod fdist;
