@@ -81,7 +81,8 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
             let name = results.display().to_string();
             let text = String::from_utf8(read(&results)?).map_err(|e| Failure(format!("{name}: not UTF-8: {e}")))?;
             let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-            let imported: Imported = batch::import(&plan, kind, &text, now).map_err(|e| Failure(format!("{name}: {e}")))?;
+            let imported: Imported =
+                batch::import(&plan, kind, &text, now).map_err(|e| Failure(format!("{name}: {e}")))?;
             let out_name = out.display().to_string();
             write_atomically(&out, &formats::write(&imported.records, FileFormat::detect(&out_name, "")))?;
             #[derive(Serialize)]

@@ -13,9 +13,9 @@
 use super::transport::Transport;
 use super::{Failure, print_json, read};
 use evenhand::formats::{self, FileFormat};
+use evenhand::providers::ProviderKind;
 use evenhand::providers::redact;
 use evenhand::providers::spec::AuthScheme;
-use evenhand::providers::ProviderKind;
 use evenhand::record::Record;
 use evenhand::run::{CallResult, Completion, Dispatch, Engine, Plan, RunSpec, cases, journal};
 use serde::Serialize;
@@ -65,9 +65,8 @@ pub fn load_plan(scenario: &Path, cases_path: Option<&Path>) -> Result<Plan, Fai
         }
     };
     let name = path.display().to_string();
-    let cases = cases::read(&name, &read(&path)?).map_err(|problems| {
-        Failure(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
-    })?;
+    let cases = cases::read(&name, &read(&path)?)
+        .map_err(|problems| Failure(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
     Plan::chat(spec, &cases).map_err(|e| Failure(format!("{spec_name}: {e}")))
 }
 
