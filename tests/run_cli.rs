@@ -127,6 +127,16 @@ fn a_rate_limit_is_retried_after_its_retry_after_and_then_fails_with_the_reason(
         assert_eq!(r.status, Status::Error);
         assert!(r.error.contains("HTTP 429") && r.error.contains("retry after 1 s"), "{}", r.error);
     }
+
+    // A rerun keeps the journal's failures as they are; --retry-failed sends them again.
+    mock.reset();
+    let spec = dir.join("spec.json");
+    let (code, stdout, _) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!((code, summary(&stdout)["restored"].as_u64()), (3, Some(2)));
+    assert_eq!(mock.stats()["total"].as_u64(), Some(0));
+    let (code, stdout, _) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--retry-failed"]);
+    assert_eq!((code, summary(&stdout)["settled_now"].as_u64()), (3, Some(2)));
+    assert_eq!(mock.stats()["total"].as_u64(), Some(6), "a fresh set of 3 attempts per failed call");
 }
 
 #[test]
