@@ -196,6 +196,42 @@ fn an_interrupted_run_resumes_and_never_requests_a_stored_case_again() {
 }
 
 #[test]
+fn a_run_killed_mid_way_keeps_every_settled_answer() {
+    let Some(mock) = Mock::start(&["--latency-ms", "20"]) else { return };
+    let dir = setup("killed", &mock, 400, json!({"models": ["mock-a"], "concurrency": 4}), json!({}));
+    let (spec, out) = (dir.join("spec.json"), dir.join("r.csv"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["run", "--scenario", arg(&spec), "--out", arg(&out)])
+        .env(KEY_VAR, FAKE_KEY)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = dir.join("r.csv.journal.jsonl");
+    let started = Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 50 {
+        assert!(started.elapsed().as_secs() < 30, "the run did not start");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to tidy up
+    child.wait().unwrap();
+    assert!(!out.exists(), "killed before the end, so no table was written");
+    let asked_before = mock.stats()["total"].as_u64().unwrap();
+    assert!(asked_before < 400, "the kill came too late to test anything");
+    mock.reset();
+
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    let s = summary(&stdout);
+    let restored = s["restored"].as_u64().unwrap();
+    assert!(restored >= 50, "{s}");
+    // Only the calls in flight at the kill (at most the concurrency) are asked for twice.
+    assert_eq!(mock.stats()["total"].as_u64(), Some(400 - restored), "{s}");
+    assert!(asked_before - restored <= 4, "{asked_before} asked, {restored} journaled");
+    assert_eq!(records(&out).iter().filter(|r| r.status == Status::Ok).count(), 400);
+}
+
+#[test]
 fn a_fake_key_appears_in_no_output_log_journal_or_record() {
     let Some(mock) = Mock::start(&[]) else { return };
     let dir = setup(
@@ -242,6 +278,12 @@ fn a_dry_run_and_a_refused_confirmation_send_nothing() {
     let e = summary(&stdout);
     assert_eq!((e["calls"].as_u64(), e["rows"].as_array().unwrap().len()), (Some(24), 2), "{e}");
     assert_eq!(e["confirm"].as_array().unwrap().len(), 1, "{e}");
+    // --cases replaces the spec's cases file.
+    let few = dir.join("few.jsonl");
+    std::fs::write(&few, "{\"prompt\": \"one\"}\n{\"prompt\": \"two\"}\n{\"prompt\": \"three\"}\n").unwrap();
+    let (code, stdout, _) =
+        evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--dry-run", "--cases", arg(&few)]);
+    assert_eq!((code, summary(&stdout)["calls"].as_u64()), (0, Some(6)));
 
     let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
     assert_ne!(code, 0);
