@@ -196,6 +196,27 @@ fn an_interrupted_run_resumes_and_never_requests_a_stored_case_again() {
 }
 
 #[test]
+fn a_slow_answer_is_abandoned_at_the_timeout_and_retried() {
+    let Some(mock) = Mock::start(&["--timeout-s", "5"]) else { return };
+    let dir = setup(
+        "timeout",
+        &mock,
+        2,
+        json!({"models": ["mock-timeout"]}),
+        json!({"retry": {"timeout_s": 0.3, "max_attempts": 2, "backoff_base_s": 0.05}}),
+    );
+    let out = dir.join("r.csv");
+    let started = Instant::now();
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&dir.join("spec.json")), "--out", arg(&out)]);
+    assert_eq!(code, 3, "{stdout} {stderr}");
+    assert!(started.elapsed().as_secs_f64() < 3.0, "the 5 s answers were waited for: {:?}", started.elapsed());
+    assert_eq!(mock.stats()["total"].as_u64(), Some(4));
+    for r in records(&out) {
+        assert_eq!((r.status, r.error.as_str()), (Status::Error, "no answer within 0.3 s"));
+    }
+}
+
+#[test]
 fn a_run_killed_mid_way_keeps_every_settled_answer() {
     let Some(mock) = Mock::start(&["--latency-ms", "20"]) else { return };
     let dir = setup("killed", &mock, 400, json!({"models": ["mock-a"], "concurrency": 4}), json!({}));
