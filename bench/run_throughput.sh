@@ -39,13 +39,20 @@ EVENHAND_BENCH_KEY=sk-bench-not-a-key target/release/evenhand run --scenario "$d
   --out "$dir/records.csv" --fresh >"$dir/summary.json" 2>"$dir/progress.log"
 seen=$(curl -s "$base/__stats" | python3 -c "import json,sys; print(json.load(sys.stdin)['total'])")
 ours=$(python3 -c "import json; s = json.load(open('$dir/summary.json')); print(s['calls_per_second'])")
-python3 - "$dir/summary.json" "$ideal" "$seen" <<'PY'
-import json, sys
+python3 - "$dir/summary.json" "$ideal" "$seen" "$dir/records.csv" "$CONCURRENCY" <<'PY'
+import csv, json, sys
 s, ideal, seen = json.load(open(sys.argv[1])), float(sys.argv[2]), int(sys.argv[3])
 goal = "met" if s["calls_per_second"] >= 290 else "NOT met"
 print(f'run_throughput: evenhand run      {s["settled_now"]} calls ({s["answered"]} answered, mock saw {seen}) '
       f'in {s["seconds"]:.2f} s = {s["calls_per_second"]:.1f} calls/s; ideal {ideal:.0f}/s '
       f'({100 * s["calls_per_second"] / ideal:.0f}%), goal >= 290/s {goal}')
+# Where the time went: with every slot busy, calls/s = concurrency / mean latency. A mean well
+# above 50 ms means the mock (or a busy machine) was slow, not the client.
+lat = sorted(float(r["latency_ms"]) for r in csv.DictReader(open(sys.argv[4])) if r["latency_ms"])
+mean, bound = sum(lat) / len(lat), int(sys.argv[5]) * 1000 / (sum(lat) / len(lat))
+print(f'run_throughput:   latency per call mean {mean:.1f} ms, p50 {lat[len(lat) // 2]:.1f}, '
+      f'p99 {lat[99 * len(lat) // 100]:.1f}; concurrency / mean = {bound:.1f}/s, of which evenhand reached '
+      f'{100 * s["calls_per_second"] / bound:.0f}%')
 PY
 
 VENV=target/sdk-venv
