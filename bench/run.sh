@@ -51,3 +51,6 @@ print(f'{os.environ["LABEL"]:<28} {o["seconds"]:12.4f} {p["seconds"]:12.4f} {p["
 PY
   done
 done
+# Provider calls: `evenhand run` against the mock at 50 ms latency, the OpenAI SDK as peer,
+# and the run engine's overhead per call (its own script: it needs the mock running).
+bash bench/run_throughput.sh | tee -a bench/out/results.txt

@@ -11,7 +11,10 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod batch;
 mod crosslingual;
+mod run;
+mod transport;
 
 #[derive(Parser)]
 #[command(name = "evenhand", version, about = "Evenhand: an LLM bias lab. JSON on stdout, errors on stderr.")]
@@ -134,6 +137,12 @@ enum Command {
     /// paired McNemar tests per language pair, topic and model with Holm and BH corrections.
     /// Give a record file, or --simulate to run the simulated model over a question set.
     Crosslingual(Box<crosslingual::Args>),
+    /// Send a run spec's plan (cases x models x samples) to the providers, keys from
+    /// environment variables; every record is journaled at once, and a rerun resumes.
+    Run(Box<run::Args>),
+    /// The batch route: export a plan as an OpenAI Batch / Anthropic Message Batches file,
+    /// or import a result file into the record table.
+    Batch(Box<batch::Args>),
 }
 
 /// An error for the user: what went wrong, already located.
@@ -448,6 +457,8 @@ pub fn main() -> ExitCode {
             permanova(embeddings, distances, &groups, &distance, permutations, seed)
         }
         Command::Crosslingual(args) => crosslingual::run(*args),
+        Command::Run(args) => run::run(*args),
+        Command::Batch(args) => batch::run(*args),
     };
     match result {
         Ok(code) => code,

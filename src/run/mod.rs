@@ -7,7 +7,9 @@
 //!   ([`price`]) shown before anything is sent;
 //! - [`engine`]: the queue. It decides what to send next (per-target concurrency and rate
 //!   limits, [`limits`]), what to do with each answer (store it, retry it after a
-//!   [`backoff`], or give up), and reports [`progress`].
+//!   [`backoff`], or give up), and reports [`progress`];
+//! - [`journal`]: the CLI's append-only store of finished records, read back on resume;
+//! - [`batch`]: the same plan through the providers' batch APIs instead of live calls.
 //!
 //! Nothing here does I/O or reads a clock: the page's run worker (`fetch`, IndexedDB,
 //! `performance.now()`) and the CLI's native transport drive the same engine with the time
@@ -15,8 +17,10 @@
 //! run with a fake clock.
 
 pub mod backoff;
+pub mod batch;
 pub mod cases;
 pub mod engine;
+pub mod journal;
 pub mod limits;
 pub mod plan;
 pub mod price;

@@ -1,0 +1,303 @@
+//! `evenhand run`: a run spec's plan sent to the providers natively.
+//!
+//! The main thread owns the [`Engine`] and is the only one that touches it; a pool of worker
+//! threads (one per slot of concurrency, at most 256) sends the dispatches it hands out over a
+//! channel and returns the results over another. Between results the main thread sleeps until
+//! the engine's next wake-up (a backoff or a rate window ending) or the next result.
+//!
+//! Every record the engine settles is appended to `OUT.journal.jsonl` at once, before the
+//! next call is considered, so an interrupted run loses nothing it paid for; the next run
+//! restores the journal and sends only what is missing (`--fresh` starts over). Keys come
+//! from environment variables and are only ever in the dispatches' headers.
+
+use super::transport::Transport;
+use super::{Failure, print_json, read};
+use evenhand::formats::{self, FileFormat};
+use evenhand::providers::ProviderKind;
+use evenhand::providers::redact;
+use evenhand::providers::spec::AuthScheme;
+use evenhand::record::Record;
+use evenhand::run::{CallResult, Completion, Dispatch, Engine, Plan, RunSpec, cases, journal};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The run spec (JSON): targets, models, samples, parameters, retry policy.
+    #[arg(long)]
+    pub scenario: PathBuf,
+    /// The record table to write at the end (.csv, .jsonl or .json); the journal goes beside it.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The cases file (default: the spec's "cases", relative to the spec file).
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+    /// Start even when the estimate asks for confirmation (many calls or a high cost).
+    #[arg(long)]
+    pub yes: bool,
+    /// Print the estimate (calls, tokens, cost) as JSON and send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Ignore (and replace) an existing journal: every call is sent again.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Send again the calls the journal holds as failed.
+    #[arg(long)]
+    pub retry_failed: bool,
+}
+
+/// The spec and its cases as a plan. Shared with `evenhand batch`.
+pub fn load_plan(scenario: &Path, cases_path: Option<&Path>) -> Result<Plan, Failure> {
+    let spec_name = scenario.display().to_string();
+    let text = String::from_utf8(read(scenario)?).map_err(|e| Failure(format!("{spec_name}: not UTF-8: {e}")))?;
+    let spec = RunSpec::from_json(&text).map_err(|e| Failure(format!("{spec_name}: {e}")))?;
+    let path = match (cases_path, &spec.cases) {
+        (Some(p), _) => p.to_path_buf(),
+        (None, Some(rel)) => scenario.parent().unwrap_or(Path::new(".")).join(rel),
+        (None, None) => {
+            return Err(Failure(format!("{spec_name}: no cases: pass --cases FILE or set \"cases\" in the spec")));
+        }
+    };
+    let name = path.display().to_string();
+    let cases = cases::read(&name, &read(&path)?)
+        .map_err(|problems| Failure(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
+    Plan::chat(spec, &cases).map_err(|e| Failure(format!("{spec_name}: {e}")))
+}
+
+/// Each target's key, from its environment variable. A provider that needs a key and has
+/// none is an error naming the variable; a local server (Ollama, an OpenAI-compatible URL)
+/// may go without, unless the spec named a variable for it.
+fn keys(spec: &RunSpec) -> Result<HashMap<String, String>, Failure> {
+    let mut keys = HashMap::new();
+    for t in &spec.targets {
+        let var = t.key_variable();
+        match std::env::var(&var).ok().filter(|k| !k.trim().is_empty()) {
+            Some(k) => {
+                keys.insert(t.id.clone(), k.trim().to_string());
+            }
+            None => {
+                let optional = t.provider.spec().auth == AuthScheme::None
+                    || (t.provider == ProviderKind::OpenAiCompatible && t.key_env.is_none());
+                if !optional {
+                    return Err(Failure(format!(
+                        "target {:?} ({}) needs a key: set the environment variable {var}",
+                        t.id,
+                        t.provider.spec().label
+                    )));
+                }
+            }
+        }
+    }
+    Ok(keys)
+}
+
+/// Masks every key in `text` (a last guard on what is printed).
+fn scrub(text: &str, keys: &HashMap<String, String>) -> String {
+    keys.values().fold(text.to_string(), |t, k| redact(&t, Some(k)))
+}
+
+fn journal_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".journal.jsonl");
+    out.with_file_name(name)
+}
+
+#[derive(Serialize)]
+struct Summary {
+    total: u64,
+    answered: u64,
+    failed: u64,
+    pending: u64,
+    /// Records taken from the journal instead of being sent.
+    restored: usize,
+    /// Calls settled by this invocation, and the attempts after their first.
+    settled_now: u64,
+    retries: u64,
+    seconds: f64,
+    calls_per_second: f64,
+    tokens_in: u64,
+    tokens_out: u64,
+    cost: f64,
+    currency: String,
+    out: String,
+    journal: String,
+    failures: Vec<evenhand::run::progress::Failure>,
+}
+
+pub fn run(a: Args) -> Result<ExitCode, Failure> {
+    let plan = load_plan(&a.scenario, a.cases.as_deref())?;
+    let estimate = plan.estimate();
+    if a.dry_run {
+        print_json(&estimate)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !estimate.confirm.is_empty() && !a.yes {
+        print_json(&estimate)?;
+        return Err(Failure(format!(
+            "this run needs confirmation ({}); check the estimate above and pass --yes to start it",
+            estimate.confirm.join("; ")
+        )));
+    }
+    let keys = keys(&plan.spec)?;
+    let out_name = a.out.display().to_string();
+    let format = FileFormat::detect(&out_name, "");
+    let journal_file = journal_path(&a.out);
+    let jname = journal_file.display().to_string();
+    let mut engine = Engine::new(plan, &keys);
+    let mut restored = 0;
+    if a.fresh {
+        match std::fs::remove_file(&journal_file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Failure(format!("{jname}: cannot remove: {e}"))),
+        }
+    } else if journal_file.exists() {
+        let text = String::from_utf8(read(&journal_file)?).map_err(|e| Failure(format!("{jname}: not UTF-8: {e}")))?;
+        let j = journal::read(&jname, &text)?;
+        for w in &j.warnings {
+            eprintln!("evenhand: {w}");
+        }
+        restored = engine.restore(&j.records);
+        if restored < j.records.len() {
+            eprintln!(
+                "evenhand: {jname}: {} records belong to no call of this plan and were left alone",
+                j.records.len() - restored
+            );
+        }
+    }
+    if a.retry_failed {
+        engine.retry_failed();
+    }
+    let mut journal = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&journal_file)
+        .map_err(|e| Failure(format!("{jname}: cannot open for writing: {e}")))?;
+
+    let workers = engine.plan().spec.targets.iter().map(|t| t.concurrency as usize).sum::<usize>().clamp(1, 256);
+    let transport = Transport::new(workers);
+    let (job_tx, job_rx) = mpsc::channel::<Dispatch>();
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let (done_tx, done_rx) = mpsc::channel::<(u32, u32, CallResult)>();
+    let mut handles = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        let (rx, tx, transport) = (Arc::clone(&job_rx), done_tx.clone(), transport.clone());
+        handles.push(std::thread::spawn(move || {
+            loop {
+                // The lock is held only to take one dispatch, never while sending it.
+                let job = match rx.lock() {
+                    Ok(guard) => guard.recv(),
+                    Err(_) => return,
+                };
+                let Ok(d) = job else { return };
+                let result = transport.send(&d);
+                if tx.send((d.call, d.attempt, result)).is_err() {
+                    return;
+                }
+            }
+        }));
+    }
+    drop(done_tx);
+
+    let clock = Instant::now();
+    let now = || clock.elapsed().as_secs_f64() * 1000.0;
+    let mut settled_now = 0u64;
+    let mut journal_error: Option<String> = None;
+    let mut next_report = 1000.0;
+    loop {
+        for d in engine.next(now()) {
+            if job_tx.send(d).is_err() {
+                return Err(Failure("the worker threads stopped".into()));
+            }
+        }
+        if engine.is_done() && engine.in_flight() == 0 {
+            break;
+        }
+        if engine.in_flight() == 0 && !engine.wake_at().is_finite() {
+            break; // nothing in flight and nothing scheduled: only a state change could go on
+        }
+        let t = now();
+        let until = engine.wake_at().min(next_report);
+        let wait = Duration::from_secs_f64(((until - t) / 1000.0).clamp(0.0, 1.0));
+        let mut first = match done_rx.recv_timeout(wait) {
+            Ok(r) => Some(r),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return Err(Failure("the worker threads stopped".into())),
+        };
+        // Take every result already waiting before asking the engine for more work.
+        while let Some((call, attempt, result)) = first.take().or_else(|| done_rx.try_recv().ok()) {
+            let record = match engine.complete(call, attempt, result, now()) {
+                Completion::Answered { record, .. } | Completion::Failed { record } => record,
+                Completion::Retrying { .. } | Completion::Ignored => continue,
+            };
+            settled_now += 1;
+            if let Err(e) = journal.write_all(journal::line(&record).as_bytes()) {
+                // Without a journal the run could pay twice later: stop sending, keep what we have.
+                journal_error = Some(format!("{jname}: cannot append: {e}"));
+                engine.cancel(now());
+            }
+        }
+        let t = now();
+        if t >= next_report {
+            next_report = t + 1000.0;
+            let p = engine.progress(t);
+            let eta = p.eta_s.map_or("?".to_string(), |s| format!("{s:.0} s"));
+            eprintln!(
+                "run: {}/{} done, {} failed, {} remaining, {} in flight, {:.1} calls/s, ETA {eta}",
+                p.answered + p.failed,
+                p.total,
+                p.failed,
+                p.remaining,
+                p.in_flight,
+                p.per_second
+            );
+        }
+    }
+    drop(job_tx);
+    for h in handles {
+        let _ = h.join();
+    }
+    let seconds = clock.elapsed().as_secs_f64();
+    let records: Vec<Record> = engine.records().cloned().collect();
+    write_atomically(&a.out, &formats::write(&records, format))?;
+    let p = engine.progress(now());
+    let summary = Summary {
+        total: p.total,
+        answered: p.answered,
+        failed: p.failed,
+        pending: p.remaining,
+        restored,
+        settled_now,
+        retries: p.retries,
+        seconds,
+        calls_per_second: if seconds > 0.0 { settled_now as f64 / seconds } else { 0.0 },
+        tokens_in: p.tokens_in,
+        tokens_out: p.tokens_out,
+        cost: p.cost,
+        currency: p.currency.clone(),
+        out: out_name,
+        journal: jname,
+        failures: p.failures.into_iter().take(20).collect(),
+    };
+    println!("{}", scrub(&serde_json::to_string_pretty(&summary)?, &keys));
+    if let Some(e) = journal_error {
+        return Err(Failure(e));
+    }
+    Ok(if p.total > 0 && p.failed == p.total { ExitCode::from(3) } else { ExitCode::SUCCESS })
+}
+
+/// Writes `text` to a temporary file beside `path` and renames it over, so a reader never
+/// sees half a table.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(|e| Failure(format!("{}: cannot write: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))
+}

@@ -1,0 +1,125 @@
+//! The CLI's native transport: sends one engine [`Dispatch`] with ureq and hands back what
+//! came of it as a [`CallResult`]. One agent is shared by every worker thread, so its pool
+//! keeps connections alive between calls (a new TCP or TLS handshake per call would cost more
+//! than the engine's whole bookkeeping).
+//!
+//! HTTP error statuses are answers, not errors, here: the core reads a 429's Retry-After or a
+//! 401's message from the body. Only failures below HTTP become [`TransportError`]s, and their
+//! messages have the dispatch's credentials removed, because some I/O errors quote what they
+//! were sending.
+
+use evenhand::providers::redact;
+use evenhand::providers::request::Method;
+use evenhand::providers::response::RawResponse;
+use evenhand::run::{CallResult, Dispatch, TransportError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The largest response body read (an answer is kilobytes; a gateway's error page may be more).
+pub const MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Headers that carry a key, whose values never appear in an error message.
+const SECRET_HEADERS: [&str; 3] = ["authorization", "x-api-key", "x-goog-api-key"];
+
+/// A pooled HTTP client for up to `connections` calls at once.
+#[derive(Clone)]
+pub struct Transport {
+    agent: ureq::Agent,
+}
+
+impl Transport {
+    pub fn new(connections: usize) -> Transport {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_idle_connections(connections.max(1) * 2)
+            .max_idle_connections_per_host(connections.max(1))
+            .user_agent(format!("evenhand/{}", evenhand::VERSION))
+            .build()
+            .new_agent();
+        Transport { agent }
+    }
+
+    /// Sends `d` and waits for the whole answer (or `d.timeout_ms`).
+    pub fn send(&self, d: &Dispatch) -> CallResult {
+        let started = Instant::now();
+        let response = self.exchange(d).map_err(|e| classify(e, d));
+        CallResult { response, latency_ms: started.elapsed().as_secs_f64() * 1000.0, unix_ms: unix_ms() }
+    }
+
+    fn exchange(&self, d: &Dispatch) -> Result<RawResponse, ureq::Error> {
+        let timeout = Some(Duration::from_secs_f64((d.timeout_ms / 1000.0).clamp(0.001, 86_400.0)));
+        let mut response = match d.method {
+            Method::Get => {
+                let mut req = self.agent.get(&d.url).config().timeout_global(timeout).build();
+                for (name, value) in &d.headers {
+                    req = req.header(name.as_str(), value.as_str());
+                }
+                req.call()?
+            }
+            Method::Post => {
+                let mut req = self.agent.post(&d.url).config().timeout_global(timeout).build();
+                for (name, value) in &d.headers {
+                    req = req.header(name.as_str(), value.as_str());
+                }
+                req.send(d.body.as_deref().unwrap_or("").as_bytes())?
+            }
+        };
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        let body = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec()?;
+        Ok(RawResponse { status, headers, body })
+    }
+}
+
+fn unix_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A ureq failure as the engine's transport error, with the dispatch's keys removed.
+fn classify(e: ureq::Error, d: &Dispatch) -> TransportError {
+    let timed_out = match &e {
+        ureq::Error::Timeout(_) => true,
+        ureq::Error::Io(io) => matches!(io.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock),
+        _ => false,
+    };
+    if timed_out {
+        return TransportError::Timeout;
+    }
+    let message = match &e {
+        ureq::Error::BodyExceedsLimit(n) => format!("the response is larger than {n} bytes"),
+        other => other.to_string(),
+    };
+    TransportError::Network(scrub(&message, &d.headers))
+}
+
+/// Removes every credential header value (and a Bearer token inside one) from `text`.
+pub fn scrub(text: &str, headers: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    for (name, value) in headers {
+        if SECRET_HEADERS.iter().any(|s| name.eq_ignore_ascii_case(s)) {
+            let token = value.strip_prefix("Bearer ").unwrap_or(value);
+            out = redact(&out, Some(token));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_scrubbed_from_messages() {
+        let key = "sk-evenhand-FAKE-0123456789abcdef";
+        let headers = vec![
+            ("authorization".to_string(), format!("Bearer {key}")),
+            ("content-type".to_string(), "application/json".to_string()),
+        ];
+        let out = scrub(&format!("io error sending Bearer {key} to host"), &headers);
+        assert!(!out.contains(key), "{out}");
+        assert_eq!(out, "io error sending Bearer [key removed] to host");
+    }
+}

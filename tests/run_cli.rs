@@ -1,0 +1,435 @@
+//! `evenhand run` and `evenhand batch` against the local mock provider (no internet): faults
+//! retried to the end, Retry-After honoured, resume without paying twice, keys kept out of
+//! everything written, nothing sent before confirmation, and the batch route's round trip.
+
+#[path = "common/cli.rs"]
+mod cli;
+#[path = "common/mock.rs"]
+mod mock;
+
+use evenhand::record::{Record, Status};
+use mock::{Mock, case_keys};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const KEY_VAR: &str = "EVENHAND_RUN_CLI_TEST_KEY";
+const FAKE_KEY: &str = "sk-evenhand-FAKE-0123456789abcdef";
+
+/// Runs `evenhand ARGS` with the fake key in KEY_VAR: (exit code, stdout, stderr).
+fn evenhand(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).env(KEY_VAR, FAKE_KEY).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// A folder with a cases file of `n` prompts and a spec for one OpenAI-format target on the mock.
+fn setup(name: &str, mock: &Mock, n: usize, target: Value, extra: Value) -> PathBuf {
+    let dir = cli::temp("run", name);
+    let mut cases = String::from("case_id,prompt,language\n");
+    for i in 0..n {
+        cases.push_str(&format!("q{i},\"Case {i}: who was late, A, B or C?\",en\n"));
+    }
+    std::fs::write(dir.join("cases.csv"), cases).unwrap();
+    let mut t = json!({"provider": "openai", "base_url": format!("{}/v1", mock.base()), "key_env": KEY_VAR});
+    t.as_object_mut().unwrap().extend(target.as_object().unwrap().clone());
+    let mut spec = json!({"run_id": name, "targets": [t], "cases": "cases.csv",
+        "retry": {"backoff_base_s": 0.05, "backoff_max_s": 0.5, "max_attempts": 5}});
+    spec.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    std::fs::write(dir.join("spec.json"), serde_json::to_string_pretty(&spec).unwrap()).unwrap();
+    dir
+}
+
+fn arg(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn records(path: &Path) -> Vec<Record> {
+    let loaded = evenhand::formats::load(arg(path), &std::fs::read(path).unwrap(), None).unwrap();
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    loaded.records
+}
+
+fn summary(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn a_run_with_injected_faults_settles_every_case_and_records_the_exact_params() {
+    let Some(mock) = Mock::start(&["--fault-rate", "0.05", "--seed", "11"]) else { return };
+    let dir = setup(
+        "faults",
+        &mock,
+        300,
+        json!({"models": ["mock-a"], "concurrency": 16}),
+        json!({"params": {"temperature": 0, "max_tokens": 5, "seed": 42}}),
+    );
+    let out = dir.join("r.csv");
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&dir.join("spec.json")), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    let s = summary(&stdout);
+    let stats = mock.stats();
+    assert_eq!((s["total"].as_u64(), s["pending"].as_u64()), (Some(300), Some(0)), "{s}");
+    assert_eq!(s["answered"].as_u64().unwrap() + s["failed"].as_u64().unwrap(), 300, "{s}");
+    assert!(stats["faults"].as_u64().unwrap() >= 5, "a 5% fault rate over 300 cases: {stats}");
+    assert_eq!(
+        s["retries"].as_u64().unwrap() + 300,
+        stats["total"].as_u64().unwrap(),
+        "every request the mock saw is a first attempt or a retry the run counted: {s} {stats}"
+    );
+    assert_eq!(stats["cases"].as_object().unwrap().len(), 300);
+
+    let recs = records(&out);
+    assert_eq!(recs.len(), 300);
+    for r in &recs {
+        assert!(matches!(r.status, Status::Ok | Status::Error), "{r:?}");
+        assert_eq!(r.params["temperature"], json!(0.0), "temperature 0 is sent and recorded: {r:?}");
+        // OpenAI itself takes max_completion_tokens (its reasoning models refuse max_tokens).
+        assert_eq!((r.params["max_completion_tokens"].clone(), r.params["seed"].clone()), (json!(5), json!(42)));
+        assert_eq!((r.language.as_str(), r.run_id.as_str(), r.provider.as_str()), ("en", "faults", "openai"));
+        if r.status == Status::Ok {
+            assert!(["A", "B", "C"].contains(&r.response.as_str()) && r.latency_ms.is_some(), "{r:?}");
+        } else {
+            assert!(!r.error.is_empty(), "{r:?}");
+        }
+    }
+    let journal = std::fs::read_to_string(dir.join("r.csv.journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 300, "one journal line per settled call");
+}
+
+#[test]
+fn a_rate_limit_is_retried_after_its_retry_after_and_then_fails_with_the_reason() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup(
+        "ratelimit",
+        &mock,
+        2,
+        json!({"models": ["mock-429"]}),
+        json!({"retry": {"backoff_base_s": 0.05, "max_attempts": 3}}),
+    );
+    let out = dir.join("r.jsonl");
+    let started = Instant::now();
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&dir.join("spec.json")), "--out", arg(&out)]);
+    let elapsed = started.elapsed().as_secs_f64();
+    assert_eq!(code, 3, "every call failed: {stdout} {stderr}");
+    // Three attempts with the mock's Retry-After: 1 between them: at least two seconds.
+    assert!(elapsed >= 2.0, "Retry-After was not honoured: {elapsed} s");
+    let stats = mock.stats();
+    let counts: Vec<u64> = stats["cases"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(counts, vec![3, 3], "max_attempts = 3 per case: {stats}");
+    let s = summary(&stdout);
+    assert_eq!((s["failed"].as_u64(), s["retries"].as_u64()), (Some(2), Some(4)), "{s}");
+    for r in records(&out) {
+        assert_eq!(r.status, Status::Error);
+        assert!(r.error.contains("HTTP 429") && r.error.contains("retry after 1 s"), "{}", r.error);
+    }
+
+    // A rerun keeps the journal's failures as they are; --retry-failed sends them again.
+    mock.reset();
+    let spec = dir.join("spec.json");
+    let (code, stdout, _) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!((code, summary(&stdout)["restored"].as_u64()), (3, Some(2)));
+    assert_eq!(mock.stats()["total"].as_u64(), Some(0));
+    let (code, stdout, _) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--retry-failed"]);
+    assert_eq!((code, summary(&stdout)["settled_now"].as_u64()), (3, Some(2)));
+    assert_eq!(mock.stats()["total"].as_u64(), Some(6), "a fresh set of 3 attempts per failed call");
+}
+
+#[test]
+fn an_interrupted_run_resumes_and_never_requests_a_stored_case_again() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup("resume", &mock, 200, json!({"models": ["mock-a"], "concurrency": 8}), json!({}));
+    let (spec, out) = (dir.join("spec.json"), dir.join("r.csv"));
+    let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    let journal = dir.join("r.csv.journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 200);
+    // As after a crash: the first half kept, then a line cut off mid-write.
+    let kept = &lines[..100];
+    let torn = &lines[100][..lines[100].len() / 2];
+    std::fs::write(&journal, format!("{}\n{torn}", kept.join("\n"))).unwrap();
+    let kept_recs: Vec<Record> = kept.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    mock.reset();
+
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("cut off"), "the torn line is reported: {stderr}");
+    let s = summary(&stdout);
+    assert_eq!(
+        (s["restored"].as_u64(), s["settled_now"].as_u64(), s["answered"].as_u64()),
+        (Some(100), Some(100), Some(200))
+    );
+    let stats = mock.stats();
+    assert_eq!(stats["total"].as_u64(), Some(100), "{stats}");
+    let asked = stats["cases"].as_object().unwrap();
+    let kept_keys = case_keys(&kept_recs.iter().map(|r| (r.model.clone(), r.prompt.clone())).collect::<Vec<_>>());
+    assert_eq!(kept_keys.len(), 100);
+    for k in &kept_keys {
+        assert!(!asked.contains_key(k), "stored case {k} was requested again");
+    }
+    let all = records(&out);
+    assert_eq!(all.iter().filter(|r| r.status == Status::Ok).count(), 200);
+    let rest_keys = case_keys(
+        &all.iter()
+            .filter(|r| !kept_recs.iter().any(|k| k.record_id == r.record_id))
+            .map(|r| (r.model.clone(), r.prompt.clone()))
+            .collect::<Vec<_>>(),
+    );
+    assert!(rest_keys.iter().all(|k| asked[k] == 1), "each missing case asked once: {stats}");
+    // The kept answers are the ones stored the first time, not new ones.
+    for k in &kept_recs {
+        let now = all.iter().find(|r| r.record_id == k.record_id).unwrap();
+        assert_eq!((&now.timestamp, &now.response), (&k.timestamp, &k.response));
+    }
+
+    // --fresh starts over: every case is asked again.
+    mock.reset();
+    let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--fresh"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(mock.stats()["total"].as_u64(), Some(200));
+}
+
+#[test]
+fn a_slow_answer_is_abandoned_at_the_timeout_and_retried() {
+    let Some(mock) = Mock::start(&["--timeout-s", "5"]) else { return };
+    let dir = setup(
+        "timeout",
+        &mock,
+        2,
+        json!({"models": ["mock-timeout"]}),
+        json!({"retry": {"timeout_s": 0.3, "max_attempts": 2, "backoff_base_s": 0.05}}),
+    );
+    let out = dir.join("r.csv");
+    let started = Instant::now();
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&dir.join("spec.json")), "--out", arg(&out)]);
+    assert_eq!(code, 3, "{stdout} {stderr}");
+    assert!(started.elapsed().as_secs_f64() < 3.0, "the 5 s answers were waited for: {:?}", started.elapsed());
+    assert_eq!(mock.stats()["total"].as_u64(), Some(4));
+    for r in records(&out) {
+        assert_eq!((r.status, r.error.as_str()), (Status::Error, "no answer within 0.3 s"));
+    }
+}
+
+#[test]
+fn a_run_killed_mid_way_keeps_every_settled_answer() {
+    let Some(mock) = Mock::start(&["--latency-ms", "20"]) else { return };
+    let dir = setup("killed", &mock, 400, json!({"models": ["mock-a"], "concurrency": 4}), json!({}));
+    let (spec, out) = (dir.join("spec.json"), dir.join("r.csv"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["run", "--scenario", arg(&spec), "--out", arg(&out)])
+        .env(KEY_VAR, FAKE_KEY)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = dir.join("r.csv.journal.jsonl");
+    let started = Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 50 {
+        assert!(started.elapsed().as_secs() < 30, "the run did not start");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to tidy up
+    child.wait().unwrap();
+    assert!(!out.exists(), "killed before the end, so no table was written");
+    let asked_before = mock.stats()["total"].as_u64().unwrap();
+    assert!(asked_before < 400, "the kill came too late to test anything");
+    mock.reset();
+
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    let s = summary(&stdout);
+    let restored = s["restored"].as_u64().unwrap();
+    assert!(restored >= 50, "{s}");
+    // Only the calls in flight at the kill (at most the concurrency) are asked for twice.
+    assert_eq!(mock.stats()["total"].as_u64(), Some(400 - restored), "{s}");
+    assert!(asked_before - restored <= 4, "{asked_before} asked, {restored} journaled");
+    assert_eq!(records(&out).iter().filter(|r| r.status == Status::Ok).count(), 400);
+}
+
+#[test]
+fn a_fake_key_appears_in_no_output_log_journal_or_record() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup(
+        "key",
+        &mock,
+        3,
+        json!({"models": ["mock-401", "mock-drop"]}),
+        json!({"retry": {"max_attempts": 2, "backoff_base_s": 0.05}}),
+    );
+    let out = dir.join("r.json");
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&dir.join("spec.json")), "--out", arg(&out)]);
+    assert_eq!(code, 3, "{stdout} {stderr}");
+    assert_eq!(mock.stats()["total"].as_u64(), Some(3 + 3 * 2), "401 once, drops twice");
+    let journal = std::fs::read_to_string(dir.join("r.json.journal.jsonl")).unwrap();
+    let output = std::fs::read_to_string(&out).unwrap();
+    for (what, text) in [("stdout", &stdout), ("stderr", &stderr), ("journal", &journal), ("output", &output)] {
+        assert!(!text.contains(FAKE_KEY), "the key is in {what}");
+        assert!(!text.contains(&FAKE_KEY[..12]), "a prefix of the key is in {what}");
+    }
+    let s = summary(&stdout);
+    assert!(s["failures"].as_array().unwrap().iter().any(|f| f["error"].as_str().unwrap().contains("HTTP 401")), "{s}");
+    assert!(output.contains("network error"), "the dropped connection is recorded: {output}");
+
+    // Without the variable: a clear error naming it, and nothing sent.
+    mock.reset();
+    let out2 = Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["run", "--scenario", arg(&dir.join("spec.json")), "--out", arg(&dir.join("r2.csv"))])
+        .env_remove(KEY_VAR)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out2.stderr);
+    assert_eq!(out2.status.code(), Some(2));
+    assert!(err.contains(KEY_VAR) && err.contains("needs a key"), "{err}");
+    assert_eq!(mock.stats()["total"].as_u64(), Some(0));
+}
+
+#[test]
+fn a_dry_run_and_a_refused_confirmation_send_nothing() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup("confirm", &mock, 12, json!({"models": ["mock-a", "mock-b"]}), json!({"confirm_above_calls": 10}));
+    let (spec, out) = (dir.join("spec.json"), dir.join("r.csv"));
+    let (code, stdout, _) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--dry-run"]);
+    assert_eq!(code, 0);
+    let e = summary(&stdout);
+    assert_eq!((e["calls"].as_u64(), e["rows"].as_array().unwrap().len()), (Some(24), 2), "{e}");
+    assert_eq!(e["confirm"].as_array().unwrap().len(), 1, "{e}");
+    // --cases replaces the spec's cases file.
+    let few = dir.join("few.jsonl");
+    std::fs::write(&few, "{\"prompt\": \"one\"}\n{\"prompt\": \"two\"}\n{\"prompt\": \"three\"}\n").unwrap();
+    let (code, stdout, _) =
+        evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--dry-run", "--cases", arg(&few)]);
+    assert_eq!((code, summary(&stdout)["calls"].as_u64()), (0, Some(6)));
+
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("--yes") && stderr.contains("24 calls"), "{stderr}");
+    assert_eq!(summary(&stdout)["calls"].as_u64(), Some(24), "the estimate is shown");
+    assert_eq!(mock.stats()["total"].as_u64(), Some(0), "nothing was sent");
+    assert!(!out.exists() && !dir.join("r.csv.journal.jsonl").exists());
+
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--yes"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(summary(&stdout)["answered"].as_u64(), Some(24));
+    assert_eq!(mock.stats()["total"].as_u64(), Some(24));
+}
+
+#[test]
+fn batch_export_and_import_round_trip_through_the_mocks_answers() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup("batch", &mock, 6, json!({"models": ["mock-a"]}), json!({"params": {"temperature": 0}}));
+    // A second target, on Anthropic, so each export takes only its provider's calls.
+    let mut spec: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("spec.json")).unwrap()).unwrap();
+    spec["targets"].as_array_mut().unwrap().push(json!({"provider": "anthropic", "models": ["mock-b"]}));
+    std::fs::write(dir.join("spec.json"), spec.to_string()).unwrap();
+    let spec = dir.join("spec.json");
+
+    let openai_file = dir.join("openai.jsonl");
+    let (code, stdout, stderr) =
+        evenhand(&["batch", "export", "--scenario", arg(&spec), "--provider", "openai", "--out", arg(&openai_file)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(summary(&stdout)["requests"].as_u64(), Some(6));
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&openai_file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 6);
+    // The provider's side, played by the mock: each request's body sent as is.
+    let mut results = String::new();
+    let mut expected = std::collections::HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["url"], "/v1/chat/completions");
+        assert_eq!(line["body"]["temperature"], json!(0.0));
+        let id = line["custom_id"].as_str().unwrap();
+        assert!(id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'), "{id}");
+        match i {
+            5 => continue, // no result: reported missing
+            4 => results.push_str(
+                &json!({"custom_id": id, "response": null, "error": {"code": "batch_expired", "message": "not run in time"}})
+                    .to_string(),
+            ),
+            _ => {
+                let answer = mock.post("/v1/chat/completions", &line["body"]);
+                expected.insert(line["body"]["messages"][0]["content"].as_str().unwrap().to_string(), answer["choices"][0]["message"]["content"].clone());
+                results.push_str(&json!({"id": format!("batch_req_{i}"), "custom_id": id, "error": null,
+                    "response": {"status_code": 200, "request_id": "req", "body": answer}}).to_string());
+            }
+        }
+        results.push('\n');
+    }
+    results.push_str(&json!({"custom_id": "stray-1", "response": null, "error": {"message": "?"}}).to_string());
+    let results_file = dir.join("openai_results.jsonl");
+    std::fs::write(&results_file, results).unwrap();
+    let out = dir.join("imported.csv");
+    let (code, stdout, stderr) = evenhand(&[
+        "batch",
+        "import",
+        "--scenario",
+        arg(&spec),
+        "--provider",
+        "openai",
+        "--results",
+        arg(&results_file),
+        "--out",
+        arg(&out),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let s = summary(&stdout);
+    assert_eq!((s["total"].as_u64(), s["answered"].as_u64(), s["failed"].as_u64()), (Some(6), Some(4), Some(1)), "{s}");
+    assert_eq!(s["missing"], json!(["batch:q5:openai:mock-a:0"]));
+    assert_eq!(s["unknown"], json!(["stray-1"]));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 6);
+    for r in &recs[..4] {
+        assert_eq!((r.status, json!(r.response)), (Status::Ok, expected[&r.prompt].clone()), "{r:?}");
+        assert_eq!(r.params["temperature"], json!(0.0));
+    }
+    assert!(recs[4].status == Status::Error && recs[4].error.contains("not run in time"), "{:?}", recs[4]);
+    assert_eq!(recs[5].status, Status::Pending);
+
+    // Anthropic: the request file, answered through the mock's Messages route.
+    let anthropic_file = dir.join("anthropic.json");
+    let (code, _, stderr) = evenhand(&[
+        "batch",
+        "export",
+        "--scenario",
+        arg(&spec),
+        "--provider",
+        "anthropic",
+        "--out",
+        arg(&anthropic_file),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let req: Value = serde_json::from_str(&std::fs::read_to_string(&anthropic_file).unwrap()).unwrap();
+    let requests = req["requests"].as_array().unwrap();
+    assert_eq!(requests.len(), 6);
+    let mut results = String::new();
+    for r in requests {
+        assert_eq!(r["params"]["model"], "mock-b");
+        let message = mock.post("/v1/messages", &r["params"]);
+        results.push_str(
+            &json!({"custom_id": r["custom_id"], "result": {"type": "succeeded", "message": message}}).to_string(),
+        );
+        results.push('\n');
+    }
+    std::fs::write(&results_file, results).unwrap();
+    let (code, stdout, stderr) = evenhand(&[
+        "batch",
+        "import",
+        "--scenario",
+        arg(&spec),
+        "--provider",
+        "anthropic",
+        "--results",
+        arg(&results_file),
+        "--out",
+        arg(&out),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let s = summary(&stdout);
+    assert_eq!((s["answered"].as_u64(), s["missing"].as_array().unwrap().len()), (Some(6), 0), "{s}");
+    assert!(records(&out).iter().all(|r| r.provider == "anthropic" && ["A", "B", "C"].contains(&r.response.as_str())));
+}
