@@ -172,9 +172,12 @@ fn plan_out_writes_run_cases_and_records_come_back_as_scores() {
     assert_eq!(a["data"]["calls"]["incomplete_contexts"], 1);
     // The same scores as a log-probability table give the same numbers.
     let table: String = std::iter::once("context_id,filler,logprob,model".to_string())
-        .chain(records.iter().filter(|r| r.status == Status::Ok && !r.case_id.starts_with("pl-city-01|")).map(|r| {
-            format!("{},{},{},m", r.extra["context_id"], r.extra["filler_base"], r.extra["logprob_sum"])
-        }))
+        .chain(
+            records
+                .iter()
+                .filter(|r| r.status == Status::Ok && !r.case_id.starts_with("pl-city-01|"))
+                .map(|r| format!("{},{},{},m", r.extra["context_id"], r.extra["filler_base"], r.extra["logprob_sum"])),
+        )
         .collect::<Vec<_>>()
         .join("\n");
     let lp_path = dir.join("lp.csv");

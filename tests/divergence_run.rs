@@ -14,9 +14,9 @@ use evenhand::divergence::session::Session;
 use evenhand::divergence::{builtin, logprobs};
 use evenhand::providers::response::RawResponse;
 use evenhand::record::{Record, Status};
+use evenhand::run::RunSpec;
 use evenhand::run::engine::{Dispatch, Engine, LOGPROB_SUM, TransportError};
 use evenhand::run::plan::{Job, Plan};
-use evenhand::run::RunSpec;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -62,15 +62,16 @@ fn a_scoring_run_against_the_mock_gives_the_cd_of_its_logprob_table() {
     let plan = Plan::from_cases(spec, &cases).unwrap();
     assert_eq!(plan.calls.len(), 2 * per_model);
     assert!(plan.calls.iter().all(|c| matches!(c.job, Job::Score { .. })));
-    let mut engine = Engine::new(plan, &HashMap::from([("openai-compatible".to_string(), "sk-mock-0123456789".into())]));
+    let mut engine =
+        Engine::new(plan, &HashMap::from([("openai-compatible".to_string(), "sk-mock-0123456789".into())]));
     let (records, progress) = http::drive(&mut engine, http::http);
     assert_eq!(records.len(), 2 * per_model, "every call ends answered or failed");
     assert_eq!((progress.answered, progress.failed), (per_model as u64, per_model as u64), "{progress:?}");
     assert!(progress.retries > 0, "the injected faults were retried");
 
     // The mock counts requests per case: each scored once, plus exactly the engine's retries.
-    let stats = http::send("GET", &format!("http://127.0.0.1:{}/__stats", mock.port), &[], "", Duration::from_secs(5))
-        .unwrap();
+    let stats =
+        http::send("GET", &format!("http://127.0.0.1:{}/__stats", mock.port), &[], "", Duration::from_secs(5)).unwrap();
     let stats: Value = serde_json::from_slice(&stats.body).unwrap();
     assert_eq!(stats["faults"].as_u64(), Some(progress.retries), "{stats}");
     assert_eq!(stats["total"].as_u64(), Some(2 * per_model as u64 + progress.retries));
@@ -79,7 +80,8 @@ fn a_scoring_run_against_the_mock_gives_the_cd_of_its_logprob_table() {
     let krakow = records.iter().find(|r| r.case_id == "pl-city-01|Kraków" && r.model == "mock-a").unwrap();
     assert_eq!((krakow.status, krakow.prompt.as_str()), (Status::Ok, "Mieszkam w Krakowie."));
     assert_eq!(krakow.params["echo"], json!(true));
-    let body = json!({"model": "mock-a", "prompt": "Mieszkam w Krakowie.", "echo": true, "logprobs": 1, "max_tokens": 0});
+    let body =
+        json!({"model": "mock-a", "prompt": "Mieszkam w Krakowie.", "echo": true, "logprobs": 1, "max_tokens": 0});
     let url = format!("http://127.0.0.1:{}/v1/completions", mock.port);
     // The direct call may draw an injected fault too; it is retried as the engine would.
     let direct = (0..10)
@@ -88,12 +90,8 @@ fn a_scoring_run_against_the_mock_gives_the_cd_of_its_logprob_table() {
         })
         .expect("a direct answer");
     let direct: Value = serde_json::from_slice(&direct.body).unwrap();
-    let by_hand: f64 = direct["choices"][0]["logprobs"]["token_logprobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_f64)
-        .sum();
+    let by_hand: f64 =
+        direct["choices"][0]["logprobs"]["token_logprobs"].as_array().unwrap().iter().filter_map(Value::as_f64).sum();
     assert_eq!(krakow.extra[LOGPROB_SUM], format!("{by_hand:?}"));
     assert_eq!(krakow.logprobs.as_ref().unwrap()["tokens"][2], " Krakowie");
 

@@ -23,10 +23,10 @@
 //! missing filler would change the normalisation over the rest, so such a context is left out
 //! and named.
 
+use super::DivergenceError;
 use super::analyse::ModelData;
 use super::logprobs::LogprobRow;
 use super::probes::ProbeSet;
-use super::DivergenceError;
 use crate::formats::Problem;
 use crate::record::{Record, Status};
 use crate::run::engine::LOGPROB_SUM;
@@ -113,12 +113,7 @@ pub fn cases(probes: &ProbeSet, mode: Mode) -> Vec<Record> {
             match mode {
                 Mode::Sample => {
                     extra.insert(JOB_COLUMN.into(), SAMPLE_JOB.into());
-                    out.push(Record {
-                        case_id: c.id.clone(),
-                        prompt: sampling_prompt(probes, &c.text),
-                        extra,
-                        ..base
-                    });
+                    out.push(Record { case_id: c.id.clone(), prompt: sampling_prompt(probes, &c.text), extra, ..base });
                 }
                 Mode::Score => {
                     for f in &a.fillers {
@@ -308,12 +303,9 @@ fn score_rows(records: &[Record]) -> (Vec<LogprobRow>, Vec<String>) {
             }),
         };
         match (filler, logprob.filter(|x| x.is_finite() && *x <= 1e-9)) {
-            (Some(filler), Some(lp)) => rows.push(LogprobRow {
-                context: context_of(r),
-                filler,
-                logprob: lp.min(0.0),
-                model: r.model.clone(),
-            }),
+            (Some(filler), Some(lp)) => {
+                rows.push(LogprobRow { context: context_of(r), filler, logprob: lp.min(0.0), model: r.model.clone() })
+            }
             (None, _) => bad.push(format!("{} (no filler or filler_base)", r.record_id)),
             (_, None) => bad.push(format!("{} (no finite logprob_sum <= 0)", r.record_id)),
         }
@@ -367,8 +359,10 @@ mod tests {
     #[test]
     fn scoring_records_become_rows_and_incomplete_contexts_are_left_out_and_named() {
         let p = set();
-        let cs: Vec<Record> =
-            cases(&p, Mode::Score).into_iter().filter(|c| c.template_id == "pl-city-01" || c.template_id == "pl-city-02").collect();
+        let cs: Vec<Record> = cases(&p, Mode::Score)
+            .into_iter()
+            .filter(|c| c.template_id == "pl-city-01" || c.template_id == "pl-city-02")
+            .collect();
         let n = cs.len() / 2;
         let mut recs: Vec<Record> = cs.iter().enumerate().map(|(i, c)| answered(c, "m", Some(-(i as f64)))).collect();
         recs[n].status = Status::Error;
@@ -383,7 +377,10 @@ mod tests {
         assert_eq!((c.failed, c.unreadable, c.incomplete_contexts, c.used), (1, 1, 1, n));
         let text: Vec<String> = got.problems.iter().map(|p| p.to_string()).collect();
         assert!(text.iter().any(|t| t.contains("1 call(s) failed") && t.contains("HTTP 500: boom")), "{text:?}");
-        assert!(text.iter().any(|t| t.contains("m/pl-city-02") && t.contains(&format!("({} of {n})", n - 2))), "{text:?}");
+        assert!(
+            text.iter().any(|t| t.contains("m/pl-city-02") && t.contains(&format!("({} of {n})", n - 2))),
+            "{text:?}"
+        );
     }
 
     #[test]

@@ -5,10 +5,10 @@
 use super::analyse::{Assigned, Input, ModelData, Settings, analyse};
 use super::chart::context_chart;
 use super::logprobs;
-use super::runs::{self, Mode};
 use super::probes::ProbeSet;
 use super::reference::{Columns, Reference, Shape};
 use super::result::Analysis;
+use super::runs::{self, Mode};
 use super::simulate::{self, Lean};
 use super::{DivergenceError, LOCAL, WESTERN, builtin};
 use crate::formats::{self, FileFormat, Problem};

@@ -203,7 +203,10 @@ mod tests {
         let r = build_score(&compat(), Some("k"), "m", "Mieszkam w Krakowie.", ScoreDialect::Echo).unwrap();
         assert_eq!(r.url, "http://localhost:8000/v1/completions");
         let b = r.body.unwrap();
-        assert_eq!((b["echo"].clone(), b["max_tokens"].clone(), b["logprobs"].clone()), (json!(true), json!(0), json!(1)));
+        assert_eq!(
+            (b["echo"].clone(), b["max_tokens"].clone(), b["logprobs"].clone()),
+            (json!(true), json!(0), json!(1))
+        );
         assert_eq!(b["prompt"], "Mieszkam w Krakowie.");
         assert!(r.headers.contains(&("Authorization".into(), "Bearer k".into())));
         let v = build_score(&compat(), None, "m", "x", ScoreDialect::PromptLogprobs).unwrap().body.unwrap();
@@ -244,7 +247,11 @@ mod tests {
         assert!(e.to_string().contains("token_logprobs[1]"), "{e}");
         let none = json!({"choices": [{"text": "x", "logprobs": null}]});
         assert!(parse_score(&RawResponse::ok(&none.to_string()), None, None).unwrap_err().to_string().contains("echo"));
-        let err = RawResponse { status: 400, headers: vec![], body: br#"{"error":{"message":"echo is not supported"}}"#.to_vec() };
+        let err = RawResponse {
+            status: 400,
+            headers: vec![],
+            body: br#"{"error":{"message":"echo is not supported"}}"#.to_vec(),
+        };
         let e = parse_score(&err, None, None).unwrap_err();
         assert!(matches!(e, ProviderError::Rejected { status: 400, .. }) && e.to_string().contains("echo"), "{e}");
     }

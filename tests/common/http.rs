@@ -2,10 +2,10 @@
 //! a one-request-per-connection HTTP/1.1 transport over `TcpStream`, and a loop that plays a
 //! whole run on a virtual clock (a backoff costs no real time).
 
+use evenhand::providers::response::RawResponse;
 use evenhand::record::Record;
 use evenhand::run::engine::{CallResult, Completion, Dispatch, Engine, TransportError};
 use evenhand::run::progress::Progress;
-use evenhand::providers::response::RawResponse;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
