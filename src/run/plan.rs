@@ -76,8 +76,12 @@ pub fn record_id(run_id: &str, case_id: &str, target: &str, model: &str, sample:
 }
 
 impl Plan {
-    /// Chat calls for `cases` (records with a prompt; see [`super::cases`]).
+    /// Chat calls for `cases` (records with a prompt; see [`super::cases`]). Cases marked
+    /// `job: score` are never sent as chat prompts: they go to [`Plan::from_cases`].
     pub fn chat(spec: RunSpec, cases: &[Record]) -> Result<Plan, PlanError> {
+        if cases.iter().any(is_score_case) {
+            return Plan::from_cases(spec, cases);
+        }
         spec.validate()?;
         if cases.is_empty() {
             return Err(PlanError::NoCases);
@@ -360,14 +364,15 @@ mod tests {
             r#"{"run_id":"r","targets":[{"provider":"openai-compatible","base_url":"http://127.0.0.1:9/v1","models":["a","b"]}],"samples":5}"#,
         )
         .unwrap();
-        let plan = Plan::from_cases(s.clone(), &score_cases(3)).unwrap();
+        let plan = Plan::chat(s.clone(), &score_cases(3)).unwrap();
         assert_eq!(plan.calls.len(), 6, "samples do not multiply scores");
         assert!(matches!(&plan.calls[0].job, Job::Score { model, text } if model == "a" && text == &"x".repeat(40)));
         assert_eq!(plan.calls[5].record.record_id, "r:c2:openai-compatible:b:0");
         assert_eq!(plan.estimate().tokens_out, 0);
         let mut mixed = score_cases(2);
         mixed[1].extra.clear();
-        assert!(matches!(Plan::from_cases(s, &mixed), Err(PlanError::MixedJobs { score: 1, chat: 1 })));
+        assert!(matches!(Plan::chat(s.clone(), &mixed), Err(PlanError::MixedJobs { score: 1, chat: 1 })));
+        assert!(matches!(Plan::from_cases(s, &mixed), Err(PlanError::MixedJobs { .. })));
         let e = Plan::score(spec(""), &score_cases(1)).unwrap_err().to_string();
         assert!(e.contains("gpt-4o-mini") && e.contains("prompt log-probabilities") && e.contains("sampling"), "{e}");
     }
