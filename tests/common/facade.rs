@@ -277,7 +277,7 @@ pub fn divergence_run_cases_go_out_and_run_records_come_back() {
             let mut r = c.clone();
             r["status"] = "ok".into();
             r["model"] = "m".into();
-            r["logprob_sum"] = format!("{:?}", -((i * 7919) % 97) as f64 / 8.0).into();
+            r["logprob_sum"] = format!("{:?}", -(((i * 7919) % 97) as f64) / 8.0).into();
             r
         })
         .collect();
