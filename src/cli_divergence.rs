@@ -24,9 +24,18 @@ pub struct DivergenceArgs {
     /// Scoring mode: a table of context_id, filler, logprob (and model).
     #[arg(long, conflicts_with_all = ["records", "simulate"])]
     logprobs: Option<PathBuf>,
-    /// Sampling mode: a record table whose case_id is a context id and response a completion.
+    /// A record table: sampled completions (case_id a context id), or the records of a
+    /// scoring run (job score, logprob_sum), such as `evenhand run` writes for --plan-out cases.
     #[arg(long, conflicts_with = "simulate")]
     records: Option<PathBuf>,
+    /// Write the cases of a live run instead of analysing: one per context (sample) or per
+    /// context and filler (score), as JSONL (or CSV / JSON by extension), for
+    /// `evenhand run --cases FILE`; then read its records back with --records.
+    #[arg(long, conflicts_with_all = ["logprobs", "records", "simulate"])]
+    plan_out: Option<PathBuf>,
+    /// With --plan-out: score (log-probabilities from an OpenAI-compatible server) or sample.
+    #[arg(long, default_value = "score")]
+    mode: String,
     /// Run the simulated model instead: scoring or sampling.
     #[arg(long)]
     simulate: Option<String>,
@@ -137,6 +146,9 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
             eprintln!("{p}");
         }
     }
+    if let Some(out) = &a.plan_out {
+        return plan_out(&s, out, &a.mode);
+    }
     let loaded = match (&a.logprobs, &a.records, &a.simulate) {
         (Some(f), _, _) => s.load_logprobs(&f.display().to_string(), &read(f)?).map_err(e)?,
         (_, Some(f), _) => s.load_records(&f.display().to_string(), &read(f)?).map_err(e)?,
@@ -200,5 +212,38 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
         "{}",
         serde_json::to_string_pretty(&Out { data: &loaded, analysis: &analysis }).map_err(|x| x.to_string())?
     );
+    Ok(())
+}
+
+/// `--plan-out`: the run's cases, and a summary of them on stdout.
+fn plan_out(s: &Session, out: &Path, mode: &str) -> Result<(), String> {
+    use evenhand::formats::FileFormat;
+    let mode = evenhand::divergence::runs::Mode::parse(mode).map_err(|e| format!("--{e}"))?;
+    let cases = s.run_cases(mode).map_err(|e| e.to_string())?;
+    let name = out.display().to_string().to_ascii_lowercase();
+    let format = if name.ends_with(".csv") {
+        FileFormat::Csv
+    } else if name.ends_with(".json") {
+        FileFormat::Json
+    } else {
+        FileFormat::Jsonl
+    };
+    write(out, &evenhand::formats::write(&cases, format))?;
+    let advice = match mode {
+        evenhand::divergence::runs::Mode::Score => {
+            "run them on an openai-compatible target (one scoring call per case and model; samples do not apply)"
+        }
+        evenhand::divergence::runs::Mode::Sample => {
+            "set samples (N per context) and params.temperature in the run spec"
+        }
+    };
+    let summary = serde_json::json!({
+        "mode": mode,
+        "cases": cases.len(),
+        "file": out.display().to_string(),
+        "advice": advice,
+        "next": format!("evenhand run --scenario SPEC.json --cases {} --out records.csv, then evenhand divergence --records records.csv", out.display()),
+    });
+    println!("{}", serde_json::to_string_pretty(&summary).map_err(|x| x.to_string())?);
     Ok(())
 }

@@ -349,6 +349,21 @@ impl DivergenceSession {
         to_js(&self.0.state())
     }
 
+    /// The cases of a live run over the loaded probe set (`mode`: score or sample), as a JSON
+    /// array of records for the run engine; its records come back through `load_run_records`.
+    pub fn run_cases(&self, mode: &str) -> Result<String, JsValue> {
+        let mode = crate::divergence::runs::Mode::parse(mode).map_err(failed)?;
+        let cases = self.0.run_cases(mode).map_err(failed)?;
+        Ok(crate::formats::write(&cases, crate::formats::FileFormat::Json))
+    }
+
+    /// A run's records (JSON, JSONL or CSV) as the model data: scoring records become the
+    /// log-probability table, sampling records the samples; `calls` in the summary counts the
+    /// failed, pending and incomplete ones.
+    pub fn load_run_records(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_records(name, bytes).map_err(failed)?)
+    }
+
     /// The model data (log-probability table or records) as CSV.
     pub fn data_csv(&self) -> Result<String, JsValue> {
         self.0.data_csv().map_err(failed)

@@ -129,3 +129,66 @@ fn references_from_the_command_line_and_located_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("expected add-alpha"), "{err}");
 }
+
+#[test]
+fn plan_out_writes_run_cases_and_records_come_back_as_scores() {
+    use evenhand::record::Status;
+    use evenhand::run::plan::{Job, Plan};
+    let dir = temp("plan");
+    let cases_path = dir.join("cases.jsonl");
+    let (code, out, err) =
+        evenhand(&["divergence", "--probes", "pl-western", "--plan-out", cases_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((summary["mode"].as_str(), summary["cases"].as_u64()), (Some("score"), Some(24 * 37 + 23 * 41)));
+    // What `evenhand run --cases` reads, and the scoring plan it makes on a server that can score.
+    let cases = evenhand::run::cases::read("cases.jsonl", &std::fs::read(&cases_path).unwrap()).unwrap();
+    assert_eq!(cases.len(), 24 * 37 + 23 * 41);
+    let spec = evenhand::run::RunSpec::from_json(
+        r#"{"run_id":"cd","targets":[{"provider":"openai-compatible","base_url":"http://127.0.0.1:9/v1","models":["m"]}]}"#,
+    )
+    .unwrap();
+    let plan = Plan::from_cases(spec, &cases).unwrap();
+    assert!(plan.calls.iter().all(|c| matches!(c.job, Job::Score { .. })));
+    // The records such a run stores: a score per case, one call failed.
+    let mut records: Vec<_> = plan.calls.iter().map(|c| c.record.clone()).collect();
+    for (i, r) in records.iter_mut().enumerate() {
+        r.status = Status::Ok;
+        r.extra.insert("logprob_sum".into(), format!("{:?}", -(((i * 31) % 53) as f64) / 4.0 - 1.0));
+    }
+    let first_city = records.iter().position(|r| r.case_id.starts_with("pl-city-01|")).unwrap();
+    records[first_city].status = Status::Error;
+    records[first_city].error = "HTTP 503: overloaded".into();
+    let rec_path = dir.join("records.csv");
+    std::fs::write(&rec_path, evenhand::formats::write(&records, evenhand::formats::FileFormat::Csv)).unwrap();
+    let args = ["divergence", "--probes", "pl-western", "--replicates", "50"];
+    let (code, from_records, err) = evenhand(&[&args[..], &["--records", rec_path.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 call(s) failed") && err.contains("HTTP 503"), "{err}");
+    assert!(err.contains("m/pl-city-01"), "the context missing a score is named: {err}");
+    let a: serde_json::Value = serde_json::from_str(&from_records).unwrap();
+    assert_eq!(a["mode"], "scoring");
+    assert_eq!(a["data"]["calls"]["failed"], 1);
+    assert_eq!(a["data"]["calls"]["incomplete_contexts"], 1);
+    // The same scores as a log-probability table give the same numbers.
+    let table: String = std::iter::once("context_id,filler,logprob,model".to_string())
+        .chain(
+            records
+                .iter()
+                .filter(|r| r.status == Status::Ok && !r.case_id.starts_with("pl-city-01|"))
+                .map(|r| format!("{},{},{},m", r.extra["context_id"], r.extra["filler_base"], r.extra["logprob_sum"])),
+        )
+        .collect::<Vec<_>>()
+        .join("\n");
+    let lp_path = dir.join("lp.csv");
+    std::fs::write(&lp_path, table).unwrap();
+    let (code, from_table, err) = evenhand(&[&args[..], &["--logprobs", lp_path.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    let b: serde_json::Value = serde_json::from_str(&from_table).unwrap();
+    assert_eq!(a["models"], b["models"]);
+    let contexts = a["models"][0]["aspects"][0]["contexts"].as_array().unwrap();
+    assert_eq!(contexts.len(), 22, "23 city contexts, one left out");
+    let (code, _, err) = evenhand(&["divergence", "--plan-out", cases_path.to_str().unwrap(), "--mode", "guess"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("mode") && err.contains("score or sample"), "{err}");
+}

@@ -23,8 +23,9 @@
 //! References are loaded by [`mod@reference`] and smoothed over the union vocabulary by
 //! [`smoothing`]; fillers are matched through [`normalise`] (case, diacritics, inflected forms,
 //! exonyms). [`score`] holds the formulas, [`scorer`] applies them to one aspect,
-//! [`bootstrap`] gives the intervals, [`mod@analyse`] puts it together, [`session`] is what the
-//! page and the CLI drive, [`simulate`] is the model with a known cultural lean, [`chart`] and
+//! [`bootstrap`] gives the intervals, [`mod@analyse`] puts it together, [`runs`] turns a
+//! probe set into cases for the run engine and its records back into input, [`session`] is
+//! what the page and the CLI drive, [`simulate`] is the model with a known cultural lean, [`chart`] and
 //! [`export`] present the results, [`builtin`] holds the shipped data.
 
 pub mod analyse;
@@ -39,6 +40,7 @@ pub mod probes;
 pub mod provider;
 pub mod reference;
 pub mod result;
+pub mod runs;
 pub mod sample;
 pub mod score;
 pub mod scorer;

@@ -1,41 +1,30 @@
-//! Pure helpers for scoring mode against an OpenAI-compatible *completions* endpoint that
-//! echoes the prompt with its token log-probabilities (`echo: true, logprobs: 1,
-//! max_tokens: 0`; vLLM and llama.cpp's server accept it). Sending the request is the
-//! provider layer's job; here are only the body and the reading of the answer.
+//! Scoring mode against an OpenAI-compatible *completions* endpoint that echoes the prompt
+//! with its token log-probabilities (`echo: true, logprobs: 1, max_tokens: 0`). The request
+//! and its reading live in [`crate::providers::score`], where the run engine uses them; these
+//! are the same helpers on plain JSON values, for callers that hold a body already.
 //!
 //! log P(filled context) = Σ of the prompt tokens' log-probabilities; the first token has
 //! none (null) and counts as 0, which is the same for every filler of a context and so
 //! cancels in the per-context normalisation.
 
-use serde_json::{Value, json};
+use crate::providers::score::{echo_body, sum_echo};
+use serde_json::Value;
 
 /// The request body that asks for the prompt's log-probabilities and no new tokens.
 pub fn echo_request(model: &str, filled_context: &str) -> Value {
-    json!({"model": model, "prompt": filled_context, "max_tokens": 0, "echo": true, "logprobs": 1, "temperature": 0})
+    echo_body(model, filled_context)
 }
 
 /// Sums `choices[0].logprobs.token_logprobs` of an echo response.
 pub fn echo_logprob(response: &Value) -> Result<f64, String> {
-    let list = response
-        .pointer("/choices/0/logprobs/token_logprobs")
-        .and_then(Value::as_array)
-        .ok_or("expected choices[0].logprobs.token_logprobs (an array); did the server accept echo and logprobs?")?;
-    let mut total = 0.0;
-    for (i, v) in list.iter().enumerate() {
-        match v {
-            Value::Null => {}
-            v => match v.as_f64() {
-                Some(x) if x.is_finite() && x <= 0.0 => total += x,
-                _ => return Err(format!("token_logprobs[{i}]: expected a log-probability <= 0 or null, found {v}")),
-            },
-        }
-    }
-    Ok(total)
+    let block = response.pointer("/choices/0/logprobs").cloned().unwrap_or(Value::Null);
+    sum_echo(&block, 0).map(|(sum, _)| sum).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn request_and_response() {

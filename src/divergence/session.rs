@@ -8,6 +8,7 @@ use super::logprobs;
 use super::probes::ProbeSet;
 use super::reference::{Columns, Reference, Shape};
 use super::result::Analysis;
+use super::runs::{self, Mode};
 use super::simulate::{self, Lean};
 use super::{DivergenceError, LOCAL, WESTERN, builtin};
 use crate::formats::{self, FileFormat, Problem};
@@ -70,6 +71,9 @@ pub struct DataSummary {
     /// Sampling: the temperatures the records state in their params (empty when none does).
     pub temperatures: Vec<f64>,
     pub problems: Vec<Problem>,
+    /// For records: what became of the run's calls (failed, pending, incomplete contexts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<runs::RunCounts>,
 }
 
 /// A simulated run: scoring (log-probabilities) or sampling (completion records).
@@ -181,6 +185,7 @@ impl Session {
         self.set_data(name, ModelData::Logprobs(rows), problems)
     }
 
+    /// A record table: sampled completions, or a scoring run's records (see [`runs`]).
     pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<DataSummary, DivergenceError> {
         self.probes()?;
         let loaded = formats::load(name, bytes, None).map_err(|e| DivergenceError::input(name, e.to_string()))?;
@@ -188,7 +193,30 @@ impl Session {
             let first = loaded.errors.first().map(|p| format!(" First problem: {p}")).unwrap_or_default();
             return Err(DivergenceError::input(name, format!("no record could be read.{first}")));
         }
-        self.set_data(name, ModelData::Records(loaded.records), loaded.errors)
+        self.take_records(name, loaded.records, loaded.errors)
+    }
+
+    /// The cases of a live run over the loaded probe set (see [`runs::cases`]).
+    pub fn run_cases(&self, mode: Mode) -> Result<Vec<crate::record::Record>, DivergenceError> {
+        Ok(runs::cases(self.probes()?, mode))
+    }
+
+    /// Records a run produced (or any record table already read), as the model data.
+    pub fn take_records(
+        &mut self,
+        name: &str,
+        records: Vec<crate::record::Record>,
+        mut problems: Vec<Problem>,
+    ) -> Result<DataSummary, DivergenceError> {
+        self.probes()?;
+        if records.is_empty() {
+            return Err(DivergenceError::input(name, "no records: expected the records of a run"));
+        }
+        let input = runs::inputs(name, records)?;
+        problems.extend(input.problems);
+        let mut s = self.set_data(name, input.data, problems)?;
+        s.calls = Some(input.counts);
+        Ok(s)
     }
 
     fn set_data(
@@ -327,6 +355,7 @@ impl Session {
             models,
             temperatures,
             problems: vec![],
+            calls: None,
         })
     }
 }

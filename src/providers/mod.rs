@@ -8,7 +8,8 @@
 //! [`openai`] (also Mistral, Groq, Together, OpenRouter, the Hugging Face router and any
 //! OpenAI-compatible server), [`anthropic`], [`gemini`] and [`ollama`]. [`cors`] turns a
 //! refused browser call into advice; [`batch`] writes and reads the providers' batch files;
-//! [`outcome`] writes a call's result into its record.
+//! [`outcome`] writes a call's result into its record; [`score`] asks an OpenAI-compatible
+//! server for the log-probability of a text (the divergence method's scoring mode).
 
 pub mod anthropic;
 pub mod batch;
@@ -21,6 +22,7 @@ pub mod outcome;
 pub mod redact;
 pub mod request;
 pub mod response;
+pub mod score;
 pub mod spec;
 
 pub use error::ProviderError;

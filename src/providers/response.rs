@@ -142,7 +142,7 @@ fn chat_expected(wire: WireFormat) -> &'static str {
 }
 
 /// Status check, then JSON decoding with a truncated body told apart from a malformed one.
-fn decode_ok(
+pub(crate) fn decode_ok(
     raw: &RawResponse,
     key: Option<&str>,
     now_unix_s: Option<i64>,

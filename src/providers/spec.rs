@@ -219,8 +219,9 @@ impl ProviderKind {
                      the origin (see --cors-origins), LM Studio needs CORS switched on (lms server start --cors)."
                         .into(),
                 ),
-                // vLLM and llama.cpp give logprobs; a gateway may not. Offered, and a failure is reported.
-                caps(true, false, true, true),
+                // vLLM and llama.cpp give logprobs, and vLLM echoes the prompt's (see `score`); a
+                // gateway may not. Offered, and a failure is reported.
+                caps(true, true, true, true),
             ),
             Replicate => (
                 "Replicate",
@@ -267,6 +268,10 @@ mod tests {
         assert!(!ProviderKind::Groq.spec().capabilities.embeddings);
         assert!(ProviderKind::OpenAi.spec().capabilities.logprobs);
         assert!(ProviderKind::Ollama.spec().capabilities.embeddings);
+        // Only a user-run OpenAI-compatible server (vLLM) echoes prompt log-probabilities.
+        for kind in ALL_KINDS {
+            assert_eq!(kind.spec().capabilities.prompt_logprobs, kind == ProviderKind::OpenAiCompatible, "{kind:?}");
+        }
         assert!(matches!(ProviderKind::Replicate.spec().cors, CorsStatus::Blocked(ref s) if s.contains("file route")));
         assert_eq!(ProviderKind::Gemini.spec().auth, AuthScheme::GoogApiKey);
         assert_eq!(ProviderKind::OpenAiCompatible.spec().default_base_url, "");

@@ -28,6 +28,7 @@ use crate::providers::outcome::{apply, is_answered};
 use crate::providers::redact;
 use crate::providers::request::{HttpRequest, Method, build_chat, build_embed};
 use crate::providers::response::{RawResponse, parse_chat, parse_embed};
+use crate::providers::score::{ScoreDialect, build_score, parse_score};
 use crate::record::{Record, Status};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -373,6 +374,7 @@ impl Engine {
         match &call.job {
             Job::Chat(req) => build_chat(&endpoint, key, req),
             Job::Embed { model, inputs } => build_embed(&endpoint, key, model, inputs),
+            Job::Score { model, text } => build_score(&endpoint, key, model, text, ScoreDialect::Echo),
         }
     }
 
@@ -410,6 +412,7 @@ impl Engine {
             Ok(raw) => match &self.plan.calls[i].job {
                 Job::Chat(_) => parse_chat(spec.wire, &raw, key, unix_s).map(Answer::Chat),
                 Job::Embed { inputs, .. } => parse_embed(spec.wire, &raw, key, unix_s, inputs.len()).map(Answer::Embed),
+                Job::Score { .. } => parse_score(&raw, key, unix_s).map(Answer::Score),
             },
             Err(TransportError::Network(message)) => Err(ProviderError::Network { message: redact(&message, key) }),
             Err(TransportError::Timeout) => Err(ProviderError::Timeout { seconds: self.plan.spec.retry.timeout_s }),
@@ -445,6 +448,20 @@ impl Engine {
                         rec.response =
                             format!("{} vectors of {}", e.vectors.len(), e.vectors.first().map_or(0, Vec::len));
                         Some(e.vectors)
+                    }
+                    Answer::Score(score) => {
+                        if let Ok(http) = &body {
+                            apply(
+                                rec,
+                                self.plan.spec.targets[t].provider,
+                                http,
+                                Ok(&score_response(&score)),
+                                Some(result.latency_ms),
+                                key,
+                            );
+                        }
+                        rec.extra.insert(LOGPROB_SUM.into(), format!("{:?}", score.logprob));
+                        None
                     }
                 };
                 rec.timestamp = super::rfc3339(result.unix_ms);
@@ -608,4 +625,23 @@ impl Engine {
 enum Answer {
     Chat(crate::providers::ChatResponse),
     Embed(crate::providers::Embeddings),
+    Score(crate::providers::score::Score),
+}
+
+/// The record column holding a scoring call's summed log-probability (natural log, written
+/// with Rust's shortest round-trip formatting). `response` holds the echoed text and
+/// `logprobs` the provider's token block, from which the sum can be checked.
+pub const LOGPROB_SUM: &str = "logprob_sum";
+
+/// A scoring answer in the shape [`apply`] records: the echo as text, no generated tokens.
+fn score_response(s: &crate::providers::score::Score) -> crate::providers::ChatResponse {
+    crate::providers::ChatResponse {
+        text: s.text.clone(),
+        finish_reason: None,
+        flag: crate::providers::response::ContentFlag::None,
+        tokens_in: s.tokens_in,
+        tokens_out: Some(0),
+        logprobs: Some(s.block.clone()),
+        model: s.model.clone(),
+    }
 }

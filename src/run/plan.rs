@@ -6,6 +6,7 @@
 use super::price::{ASSUMED_OUTPUT_TOKENS, PriceTable, estimate_tokens};
 use super::spec::{RunSpec, SpecError};
 use crate::providers::request::{ChatRequest, build_chat, build_embed};
+use crate::providers::score::{ScoreDialect, build_score};
 use crate::record::{Record, Status};
 use serde::Serialize;
 use thiserror::Error;
@@ -19,6 +20,21 @@ pub enum Job {
         model: String,
         inputs: Vec<String>,
     },
+    /// The log-probability of `text` under `model` (the divergence method's scoring mode;
+    /// see [`crate::providers::score`]).
+    Score {
+        model: String,
+        text: String,
+    },
+}
+
+/// The case column that marks a scoring case (value [`SCORE_JOB`]) in a cases file.
+pub const JOB_COLUMN: &str = "job";
+pub const SCORE_JOB: &str = "score";
+
+/// Whether a case asks for a score rather than a chat answer.
+pub fn is_score_case(case: &Record) -> bool {
+    case.extra.get(JOB_COLUMN).is_some_and(|j| j.trim() == SCORE_JOB)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +63,8 @@ pub enum PlanError {
     Request { target: String, model: String, message: String },
     #[error("the run has {calls} calls; at most {max} fit in one run (split it, or use the batch route)")]
     TooLarge { calls: u64, max: u64 },
+    #[error("the cases mix {score} scoring cases (job: score) with {chat} chat cases; run them separately")]
+    MixedJobs { score: u64, chat: u64 },
 }
 
 /// The most calls one run holds (a browser tab keeps every record in memory).
@@ -58,8 +76,12 @@ pub fn record_id(run_id: &str, case_id: &str, target: &str, model: &str, sample:
 }
 
 impl Plan {
-    /// Chat calls for `cases` (records with a prompt; see [`super::cases`]).
+    /// Chat calls for `cases` (records with a prompt; see [`super::cases`]). Cases marked
+    /// `job: score` are never sent as chat prompts: they go to [`Plan::from_cases`].
     pub fn chat(spec: RunSpec, cases: &[Record]) -> Result<Plan, PlanError> {
+        if cases.iter().any(is_score_case) {
+            return Plan::from_cases(spec, cases);
+        }
         spec.validate()?;
         if cases.is_empty() {
             return Err(PlanError::NoCases);
@@ -136,6 +158,51 @@ impl Plan {
             }
         }
         Ok(Plan { spec, calls })
+    }
+
+    /// Scoring calls: one per case and model, sample 0 only (a score is not a draw, so the
+    /// spec's `samples` does not apply). The case's prompt is the text scored. Providers that
+    /// cannot give prompt log-probabilities are refused here, before anything is sent.
+    pub fn score(spec: RunSpec, cases: &[Record]) -> Result<Plan, PlanError> {
+        spec.validate()?;
+        if cases.is_empty() {
+            return Err(PlanError::NoCases);
+        }
+        let per_case: u64 = spec.targets.iter().map(|t| t.models.len() as u64).sum();
+        let total = per_case.saturating_mul(cases.len() as u64);
+        if total > MAX_CALLS {
+            return Err(PlanError::TooLarge { calls: total, max: MAX_CALLS });
+        }
+        let mut calls = Vec::with_capacity(total as usize);
+        for (t, target) in spec.targets.iter().enumerate() {
+            let provider = provider_name(target.provider);
+            for model in &target.models {
+                build_score(&target.endpoint(), None, model, "check", ScoreDialect::Echo).map_err(|e| {
+                    PlanError::Request { target: target.id.clone(), model: model.clone(), message: e.to_string() }
+                })?;
+                for case in cases {
+                    calls.push(Call {
+                        target: t,
+                        record: pending(&spec, case, &target.id, &provider, model, 0),
+                        job: Job::Score { model: model.clone(), text: case.prompt.clone() },
+                        est_tokens_in: estimate_tokens(&case.prompt),
+                        est_tokens_out: 0,
+                    });
+                }
+            }
+        }
+        Ok(Plan { spec, calls })
+    }
+
+    /// The plan for a cases file: scoring calls when every case is marked `job: score`, chat
+    /// calls when none is (a mix is refused: the two need different targets).
+    pub fn from_cases(spec: RunSpec, cases: &[Record]) -> Result<Plan, PlanError> {
+        let scored = cases.iter().filter(|c| is_score_case(c)).count();
+        match scored {
+            0 => Plan::chat(spec, cases),
+            n if n == cases.len() => Plan::score(spec, cases),
+            n => Err(PlanError::MixedJobs { score: n as u64, chat: (cases.len() - n) as u64 }),
+        }
     }
 
     pub fn prices(&self) -> PriceTable {
@@ -281,5 +348,32 @@ mod tests {
         s.targets[0].provider = crate::providers::ProviderKind::Anthropic;
         let e = Plan::chat(s, &cases(1)).unwrap_err();
         assert!(e.to_string().contains("log-probabilities"), "{e}");
+    }
+
+    fn score_cases(n: usize) -> Vec<Record> {
+        let mut cs = cases(n);
+        for c in &mut cs {
+            c.extra.insert(JOB_COLUMN.into(), SCORE_JOB.into());
+        }
+        cs
+    }
+
+    #[test]
+    fn scoring_plans_one_call_per_case_and_model_on_servers_that_can_score() {
+        let s = RunSpec::from_json(
+            r#"{"run_id":"r","targets":[{"provider":"openai-compatible","base_url":"http://127.0.0.1:9/v1","models":["a","b"]}],"samples":5}"#,
+        )
+        .unwrap();
+        let plan = Plan::chat(s.clone(), &score_cases(3)).unwrap();
+        assert_eq!(plan.calls.len(), 6, "samples do not multiply scores");
+        assert!(matches!(&plan.calls[0].job, Job::Score { model, text } if model == "a" && text == &"x".repeat(40)));
+        assert_eq!(plan.calls[5].record.record_id, "r:c2:openai-compatible:b:0");
+        assert_eq!(plan.estimate().tokens_out, 0);
+        let mut mixed = score_cases(2);
+        mixed[1].extra.clear();
+        assert!(matches!(Plan::chat(s.clone(), &mixed), Err(PlanError::MixedJobs { score: 1, chat: 1 })));
+        assert!(matches!(Plan::from_cases(s, &mixed), Err(PlanError::MixedJobs { .. })));
+        let e = Plan::score(spec(""), &score_cases(1)).unwrap_err().to_string();
+        assert!(e.contains("gpt-4o-mini") && e.contains("prompt log-probabilities") && e.contains("sampling"), "{e}");
     }
 }

@@ -21,6 +21,7 @@ macro_rules! all_facade_tests {
             unknown_csv_asks_for_a_mapping,
             share_and_bundle_round_trip,
             divergence_session_refuses_garbage_and_matches_the_core,
+            divergence_run_cases_go_out_and_run_records_come_back,
             permanova_gives_the_native_bits,
             permanova_refuses_bad_input_without_trapping,
             crosslingual_session_refuses_garbage_and_runs,
@@ -257,6 +258,49 @@ pub fn divergence_session_refuses_garbage_and_matches_the_core() {
     assert!(d.chart("sim:m", "pl-city-01").unwrap().starts_with("<svg"));
     assert!(d.export("csv").unwrap().starts_with("model,level"));
     assert!(d.export("xlsx").is_err());
+}
+
+pub fn divergence_run_cases_go_out_and_run_records_come_back() {
+    let mut d = DivergenceSession::new();
+    assert!(d.run_cases("score").is_err(), "no probe set yet");
+    d.use_builtin("pl-western").unwrap();
+    assert!(d.run_cases("guess").is_err());
+    let sample: Vec<serde_json::Value> = serde_json::from_str(&d.run_cases("sample").unwrap()).unwrap();
+    assert_eq!(sample.len(), 47, "one sampling case per context of pl-western");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&d.run_cases("score").unwrap()).unwrap();
+    assert_eq!(cases.len(), 24 * 37 + 23 * 41, "one scoring case per context and filler");
+    // The run's records, as the run engine stores them: each case answered with a score.
+    let records: Vec<serde_json::Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut r = c.clone();
+            r["status"] = "ok".into();
+            r["model"] = "m".into();
+            r["logprob_sum"] = format!("{:?}", -(((i * 7919) % 97) as f64) / 8.0).into();
+            r
+        })
+        .collect();
+    let text = serde_json::to_string(&records).unwrap();
+    for bad in [&b"[{\"job\":"[..], b"", b"[]"] {
+        assert!(d.load_run_records("run.json", bad).is_err());
+    }
+    let summary: serde_json::Value =
+        serde_wasm_bindgen::from_value(d.load_run_records("run.json", text.as_bytes()).unwrap()).unwrap();
+    assert_eq!(summary["calls"]["mode"], "scoring");
+    assert_eq!(summary["calls"]["used"], records.len());
+    let settings = serde_json::json!({"smoothing": "add-alpha:0.5", "unit": "nats", "replicates": 50, "confidence": 0.95, "seed": 1});
+    let here: serde_json::Value = serde_wasm_bindgen::from_value(d.analyse(json_to_js(&settings)).unwrap()).unwrap();
+    // The same numbers from the log-probability table the records give.
+    use evenhand::divergence::{analyse::SettingsText, session::Session};
+    let mut core = Session::default();
+    core.use_builtin("pl-western").unwrap();
+    core.load_records("run.json", text.as_bytes()).unwrap();
+    let table = core.data_csv().unwrap();
+    core.load_logprobs("m.csv", table.as_bytes()).unwrap();
+    let s: SettingsText = serde_json::from_value(settings).unwrap();
+    let native = serde_json::to_value(core.analyse(&s.parse().unwrap()).unwrap()).unwrap();
+    assert!(same(&here["models"], &native["models"]), "run records and their table give different numbers");
 }
 
 /// JSON equality where numbers compare as f64: JavaScript has one number type, so 0.0 comes

@@ -2,7 +2,8 @@
 """A local mock LLM provider for Evenhand's tests and benchmarks (python3 standard library only).
 
 Speaks, on 127.0.0.1 only:
-  OpenAI     POST /v1/chat/completions, POST /v1/embeddings, GET /v1/models
+  OpenAI     POST /v1/chat/completions, POST /v1/embeddings, GET /v1/models,
+             POST /v1/completions (legacy completions, as vLLM serves them: echo + logprobs for scoring)
   Anthropic  POST /v1/messages            (GET /v1/models is shared with OpenAI's shape)
   Gemini     POST /v1beta/models/M:generateContent | :embedContent | :batchEmbedContents, GET /v1beta/models
   Ollama     POST /api/chat (stream false), POST /api/embed, GET /api/tags
@@ -23,6 +24,13 @@ of case k fails when a hash of (S, k, n) falls below P, so the faults do not dep
 which concurrent requests arrive, and a retried case eventually gets through.
 --latency-ms adds a fixed delay to every answer. The server stops on SIGTERM/SIGINT, after
 --max-seconds, and refuses bodies over 1 MB.
+
+/v1/completions scores prompts: with echo: true, logprobs and max_tokens: 0 it sends the prompt back
+with choices[0].logprobs (tokens, token_logprobs with null first, top_logprobs, text_offset); with
+prompt_logprobs (vLLM's dialect) it adds choices[0].prompt_logprobs. A token is a run of word
+characters or one other character, with the spaces before it; its log-probability depends only on
+model and token: -(0.05 + 9.95 * u), u from a hash of both, so fillers differ by up to about ten
+nats and the same filler scores the same everywhere. max_tokens > 0 appends that many tokens " A".
 
 On start it prints one line, "LISTENING <port>", so a harness can use --port 0.
 """
@@ -160,6 +168,7 @@ class Handler(BaseHTTPRequestHandler):
         routes = {
             "/v1/chat/completions": ("openai", "chat"), "/v1/embeddings": ("openai", "embed"),
             "/v1/messages": ("anthropic", "chat"), "/api/chat": ("ollama", "chat"), "/api/embed": ("ollama", "embed"),
+            "/v1/completions": ("openai", "complete"),
         }
         if gemini:
             family, kind, model = "gemini", ("chat" if gemini.group(2) == "generateContent" else "embed"), gemini.group(1)
@@ -186,7 +195,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         if mode == "timeout":
             time.sleep(self.server.timeout_s)
-        answer = (embed_answer if kind == "embed" else chat_answer)(family, model, prompt, body, mode)
+        answer = {"embed": embed_answer, "complete": completion_answer}.get(kind, chat_answer)(family, model, prompt, body, mode)
         self.send_json(200, answer, cut=(mode == "truncated"))
 
     def send_error_for(self, family, status, model):
@@ -211,6 +220,9 @@ class Handler(BaseHTTPRequestHandler):
 
 def prompt_of(family, kind, body):
     """The text the case key is built from: the last user text, or the inputs to embed."""
+    if kind == "complete":
+        p = body.get("prompt", "")
+        return p if isinstance(p, str) else json.dumps(p)
     if kind == "embed":
         if family == "gemini":
             reqs = body.get("requests") or [body]
@@ -267,6 +279,36 @@ def chat_answer(family, model, prompt, body, mode):
     return {"id": "chatcmpl-" + h[:24], "object": "chat.completion", "created": 1763856000, "model": model,
             "choices": [choice], "usage": {"prompt_tokens": tokens_in, "completion_tokens": 1, "total_tokens": tokens_in + 1},
             "system_fingerprint": "fp_mock"}
+
+
+def token_logprob(model, token):
+    u = int(digest("token", model, token)[:8], 16) / 0xFFFFFFFF
+    return -round(0.05 + 9.95 * u, 6)
+
+
+def completion_answer(family, model, prompt, body, mode):
+    """A legacy text_completion; with echo, the prompt's own tokens and their log-probabilities."""
+    tokens = re.findall(r"\s*(?:\w+|[^\w\s])", prompt) or [prompt]
+    lps = [None] + [token_logprob(model, t) for t in tokens[1:]]
+    generated = [" A"] * max(0, int(body.get("max_tokens") or 0))
+    echo = bool(body.get("echo"))
+    out_tokens = (tokens if echo else []) + generated
+    out_lps = (lps if echo else []) + [-0.1] * len(generated)
+    text = "" if mode in ("empty", "filtered") else "".join(out_tokens)
+    choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": "length"}
+    if body.get("logprobs") is not None:
+        offsets, at = [], 0
+        for t in out_tokens:
+            offsets.append(at)
+            at += len(t)
+        choice["logprobs"] = {"tokens": out_tokens, "token_logprobs": out_lps, "text_offset": offsets,
+                              "top_logprobs": [None if lp is None else {t: lp} for t, lp in zip(out_tokens, out_lps)]}
+    if body.get("prompt_logprobs") is not None:
+        choice["prompt_logprobs"] = [None] + [{str(int(digest("id", t)[:6], 16)): {"logprob": lp, "rank": 1, "decoded_token": t}}
+                                              for t, lp in zip(tokens[1:], lps[1:])]
+    return {"id": "cmpl-" + digest("cmpl", model, prompt)[:24], "object": "text_completion", "created": 1763856000,
+            "model": model, "choices": [choice],
+            "usage": {"prompt_tokens": len(tokens), "completion_tokens": len(generated), "total_tokens": len(tokens) + len(generated)}}
 
 
 def vector_for(model, text, dim=8):

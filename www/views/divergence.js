@@ -68,7 +68,17 @@ export function createDivergence(call) {
     const temperature = d.temperatures.length ? `, temperature ${d.temperatures.join(", ")}` : "";
     return [ok(`${d.file}: ${plural(d.rows, d.mode === "scoring" ? "log-probability row" : "completion")} ` +
       `(${d.mode} mode${temperature}) from ${d.models.join(", ")}.`),
+      d.calls ? el("p", { text: runCalls(d.calls) }) : null,
       d.problems.length ? alert(el("p", { text: `${plural(d.problems.length, "row")} could not be read:` }), problems(d.problems)) : null];
+  }
+
+  // What became of a run's calls: nothing failed or missing is left unsaid.
+  function runCalls(c) {
+    const parts = [`${plural(c.records, "record")}`, `${c.used} used`, `${c.failed} failed`, `${c.pending} pending`];
+    if (c.not_ok) parts.push(`${c.not_ok} refused or filtered`);
+    if (c.unreadable) parts.push(`${c.unreadable} without a readable log-probability`);
+    if (c.incomplete_contexts) parts.push(`${plural(c.incomplete_contexts, "context")} left out (a filler's score is missing)`);
+    return `Run records: ${parts.join(", ")}.`;
   }
 
   function settings() {
