@@ -24,7 +24,7 @@ pub enum RouteError {
     Unsupported(String),
     #[error("the run spec has no {0} target: expected a target with \"provider\": \"{0}\"")]
     NoCalls(String),
-    #[error("the plan has embedding calls; the batch route sends chat calls only")]
+    #[error("the plan has embedding or scoring calls; the batch route sends chat calls only")]
     NotChat,
     #[error(transparent)]
     File(#[from] BatchError),
@@ -60,7 +60,7 @@ fn calls(plan: &Plan, provider: ProviderKind) -> Result<Vec<(usize, String, Chat
         }
         match &call.job {
             Job::Chat(req) => out.push((i, custom_id(&call.record.record_id), req.clone())),
-            Job::Embed { .. } => return Err(RouteError::NotChat),
+            Job::Embed { .. } | Job::Score { .. } => return Err(RouteError::NotChat),
         }
     }
     if out.is_empty() {
