@@ -5,6 +5,7 @@
 //! - [`cases`]: the prompts, read from a cases file or handed over by a method;
 //! - [`plan`]: cases x models x samples as calls, with an estimate of tokens and cost
 //!   ([`price`]) shown before anything is sent;
+//! - [`batch`]: the same plan as provider batch files, for runs too large for a tab;
 //! - [`engine`]: the queue. It decides what to send next (per-target concurrency and rate
 //!   limits, [`limits`]), what to do with each answer (store it, retry it after a
 //!   [`backoff`], or give up), and reports [`progress`].
@@ -15,6 +16,7 @@
 //! run with a fake clock.
 
 pub mod backoff;
+pub mod batch;
 pub mod cases;
 pub mod engine;
 pub mod limits;
