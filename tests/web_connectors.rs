@@ -526,3 +526,54 @@ fn the_key_is_only_ever_in_one_header() {
         assert_eq!(built.is_empty(), kind == K::Replicate, "{kind:?}");
     }
 }
+
+/// The batch route's facade: garbage settings and files give error objects, never a trap, and a
+/// good export and import go through (the page's Upload tab calls exactly these).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen_test::wasm_bindgen_test]
+fn batch_facade_refuses_garbage_and_round_trips() {
+    use evenhand::web::{Workspace, batch_export};
+    use wasm_bindgen::JsValue;
+    let settings = |text: &str| js_sys::JSON::parse(text).unwrap();
+    let cases = b"case_id,prompt\nq1,First?\nq2,Second?\n";
+    let garbage = [
+        JsValue::UNDEFINED,
+        JsValue::from_f64(f64::NAN),
+        JsValue::from_str("openai"),
+        settings(r#"[1,2]"#),
+        settings(r#"{"provider":"replicate","model":"m"}"#),
+        settings(r#"{"provider":"openai","model":"m","params":{"temperature":-1}}"#),
+        settings(r#"{"provider":"openai","model":"m","samples":0}"#),
+        settings(r#"{"provider":"anthropic","model":"m","params":{"seed":1}}"#),
+        settings(r#"{"provider":"openai","model":"m","colour":"red"}"#),
+    ];
+    for g in garbage {
+        let e = batch_export(g.clone(), "c.csv", cases).expect_err("garbage settings");
+        assert!(js_sys::Reflect::get(&e, &"message".into()).unwrap().is_string(), "{e:?}");
+    }
+    let good = settings(r#"{"provider":"openai","model":"m","params":{"temperature":0}}"#);
+    for bad_cases in [&b""[..], b"\xff\xfe", b"prompt\n", b"case_id,prompt\na,x\na,y\n"] {
+        assert!(batch_export(good.clone(), "c.csv", bad_cases).is_err());
+    }
+    let out = batch_export(good.clone(), "c.csv", cases).unwrap();
+    let text = js_sys::Reflect::get(&out, &"text".into()).unwrap().as_string().unwrap();
+    let ids: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["custom_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    let mut ws = Workspace::new();
+    for bad in [&b"\xff"[..], b"not json\n", b"{\"no_id\":1}\n"] {
+        assert!(ws.batch_import(good.clone(), "c.csv", cases, "r.jsonl", bad).is_err());
+    }
+    let line = format!(
+        r#"{{"custom_id":"{}","response":{{"status_code":200,"body":{}}},"error":null}}"#,
+        ids[1],
+        canned::OPENAI_OK.replace('\n', "")
+    );
+    let report = ws.batch_import(good, "c.csv", cases, "r.jsonl", line.as_bytes()).unwrap();
+    let report: Value = serde_wasm_bindgen::from_value(report).unwrap();
+    assert_eq!(report["report"]["answered"], json!([ids[1]]));
+    assert_eq!(report["report"]["missing"][0]["record_id"], "batch:q1:openai:m:0");
+    assert_eq!(report["load"]["loaded"], 2);
+}
