@@ -593,8 +593,7 @@ impl Workspace {
             prepare(&s, cases_name, cases_bytes).and_then(|p| p.import(results_name, results_bytes)).map_err(failed)?;
         // Through the record-file reader, so batch records load exactly as a downloaded file would.
         let jsonl = crate::formats::write(&imported.records, crate::formats::FileFormat::Jsonl);
-        let name = format!("{results_name} (batch results).jsonl");
-        let load = self.0.load(&name, jsonl.as_bytes(), None).map_err(failed)?;
+        let load = self.0.load(results_name, jsonl.as_bytes(), None).map_err(failed)?;
         #[derive(Serialize)]
         struct Out {
             report: crate::run::batch::ImportReport,
