@@ -177,6 +177,10 @@ fn the_openai_format_family_differs_only_where_each_api_does() {
             Endpoint::new(kind)
         };
         let what = format!("{kind:?}");
+        // Each of them answers in OpenAI's shape, so OpenAI's parser reads it.
+        assert_eq!(kind.spec().wire, WireFormat::OpenAiChat, "{what}");
+        assert_eq!(chat_ok(kind.spec().wire, canned::OPENAI_OK).text, "B", "{what}");
+        assert_eq!(chat_ok(kind.spec().wire, canned::OPENAI_REFUSAL).flag, ContentFlag::Refusal, "{what}");
         let asked = if logprobs.is_some() { full() } else { ChatRequest { logprobs: None, ..full() } };
         let r = build_chat(&endpoint, Some(KEY), &asked).unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!(r.url, format!("{base}/chat/completions"), "{what}");
