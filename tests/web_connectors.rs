@@ -575,6 +575,21 @@ fn batch_facade_refuses_garbage_and_round_trips() {
         ids[1],
         canned::OPENAI_OK.replace('\n', "")
     );
+    // Random bytes as cases and as results: an error or a report each time, never a trap.
+    const ALPHABET: &[u8] = b",;\t\"\n{}[]:custom_id result prompt \xff0-";
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..150 {
+        let bytes: Vec<u8> = (0..(round * 5) % 200)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                ALPHABET[(state % ALPHABET.len() as u64) as usize]
+            })
+            .collect();
+        let _ = batch_export(good.clone(), "c.jsonl", &bytes);
+        let _ = ws.batch_import(good.clone(), "c.csv", cases, "r.jsonl", &bytes);
+    }
     let report = ws.batch_import(good, "c.csv", cases, "r.jsonl", line.as_bytes()).unwrap();
     let report: Value = serde_wasm_bindgen::from_value(report).unwrap();
     assert_eq!(report["report"]["answered"], json!([ids[1]]));
