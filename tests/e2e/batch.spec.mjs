@@ -122,5 +122,26 @@ test("batch route: export for OpenAI and Anthropic, import results with a missin
   await expect(page.locator("#batch-result").getByRole("alert")).toContainText("broken.jsonl: line 2");
   await expect.poll(() => recordCount(page)).toBe(4);
 
+  // OpenAI writes answers and errors to two files; both chosen at once load as one.
+  await fill(page, "openai");
+  const body = (content, finish) => ({ id: "chatcmpl-1", object: "chat.completion", model: "gpt-4o-mini",
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }],
+    usage: { prompt_tokens: 9, completion_tokens: 1 } });
+  const output = [
+    { id: "batch_req_1", custom_id: openaiIds[0], response: { status_code: 200, request_id: "r1", body: body("Both", "stop") }, error: null },
+    { id: "batch_req_2", custom_id: openaiIds[1], response: { status_code: 200, request_id: "r2", body: body("", "content_filter") }, error: null },
+  ].map((l) => JSON.stringify(l)).join("\n");
+  const errorFile = JSON.stringify({ id: "batch_req_3", custom_id: openaiIds[2], response: { status_code: 400, request_id: "r3", body: { error: { message: "Invalid value for max_completion_tokens", type: "invalid_request_error" } } }, error: null }) + "\n";
+  await page.getByLabel("Then load the batch results file").setInputFiles([
+    { name: "output.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(output) },
+    { name: "errors.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(errorFile) },
+  ]);
+  await expect(summary).toContainText("Loaded 4 records from output.jsonl + errors.jsonl into the Results tab: 2 answered (0 refused, 1 filtered), 1 failed, 1 missing, of 4 planned calls; 0 unknown ids");
+  await expect(page.locator("#batch-result .batch-failed li")).toHaveText([/^batch:c3:openai:gpt-4o-mini:0: HTTP 400: the provider rejected the request \(Invalid value for max_completion_tokens\)/]);
+  await expect(page.locator("#batch-result .batch-missing li")).toHaveText(["batch:c4:openai:gpt-4o-mini:0"]);
+  await tab(page, "Results");
+  await expect(row(0).nth(5)).toHaveText("Both");
+  await expect(row(1).nth(4)).toHaveText("filtered");
+  await expect(row(3).nth(3)).toHaveText("gpt-4o-mini");
   expect(errors).toEqual([]);
 });

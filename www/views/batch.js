@@ -84,12 +84,16 @@ export function createBatch(call, changed) {
     ids.length > SHOWN ? el("p", { class: "help", text: `and ${ids.length - SHOWN} more` }) : null);
 
   $("batch-results").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
+    // OpenAI's output and error files together: one JSONL text, since their ids never overlap.
+    const files = [...event.target.files];
     event.target.value = ""; // the same file chosen again must load again
-    if (!file || !needCases()) return;
+    if (files.length === 0 || !needCases()) return;
+    const file = { name: files.map((f) => f.name).join(" + ") };
     showIn(box, el("p", { role: "status", text: `Reading ${file.name}…` }));
     try {
-      const { report, load } = await call("batchImport", settings(), cases.name, cases.bytes, file.name, await file.arrayBuffer());
+      const parts = files.flatMap((f, i) => (i === 0 ? [f] : ["\n", f]));
+      const bytes = await new Blob(parts).arrayBuffer();
+      const { report, load } = await call("batchImport", settings(), cases.name, cases.bytes, file.name, bytes);
       const planned = report.answered.length + report.failed.length + report.missing.length;
       showIn(box,
         el("p", { class: "success", role: "status", id: "batch-summary",
