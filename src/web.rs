@@ -558,3 +558,63 @@ impl Default for XlingSession {
         Self::new()
     }
 }
+
+// ---- The batch route (Upload tab): a run too large for a tab, as a provider batch file. ----
+
+/// A batch file to download: {file_name, mime, text, requests, warnings, first_ids}, with the
+/// first few custom_id / record_id pairs to show (the file holds them all).
+#[wasm_bindgen]
+pub fn batch_export(settings: JsValue, cases_name: &str, cases_bytes: &[u8]) -> Result<JsValue, JsValue> {
+    use crate::run::batch_plan::{BatchSettings, IdPair, prepare};
+    let s: BatchSettings = from_js("batch settings", settings)?;
+    let export = prepare(&s, cases_name, cases_bytes).and_then(|p| p.export()).map_err(failed)?;
+    #[derive(Serialize)]
+    struct Out {
+        file_name: String,
+        mime: &'static str,
+        text: String,
+        requests: usize,
+        warnings: Vec<String>,
+        first_ids: Vec<IdPair>,
+    }
+    let first_ids = export.ids.into_iter().take(5).collect();
+    let out = Out {
+        file_name: export.file_name,
+        mime: export.mime,
+        text: export.text,
+        requests: export.requests,
+        warnings: export.warnings,
+        first_ids,
+    };
+    to_js(&out)
+}
+
+#[wasm_bindgen]
+impl Workspace {
+    /// Reads a provider's batch results file against the plan of `settings` and the cases file,
+    /// and makes its records the workspace's (every planned call: answered, failed, or pending
+    /// when the file lacks it). Returns {report, load}; on an error nothing changes.
+    pub fn batch_import(
+        &mut self,
+        settings: JsValue,
+        cases_name: &str,
+        cases_bytes: &[u8],
+        results_name: &str,
+        results_bytes: &[u8],
+    ) -> Result<JsValue, JsValue> {
+        use crate::run::batch_plan::{BatchSettings, prepare};
+        let s: BatchSettings = from_js("batch settings", settings)?;
+        let imported = prepare(&s, cases_name, cases_bytes)
+            .and_then(|p| p.import(results_name, results_bytes, js_sys::Date::now() as i64))
+            .map_err(failed)?;
+        // Through the record-file reader, so batch records load exactly as a downloaded file would.
+        let jsonl = crate::formats::write(&imported.records, crate::formats::FileFormat::Jsonl);
+        let load = self.0.load(results_name, jsonl.as_bytes(), None).map_err(failed)?;
+        #[derive(Serialize)]
+        struct Out {
+            report: crate::run::batch_plan::ImportReport,
+            load: crate::workspace::LoadSummary,
+        }
+        to_js(&Out { report: imported.report, load })
+    }
+}

@@ -5,7 +5,7 @@
 use evenhand::providers::ProviderKind as K;
 use evenhand::providers::request::{Endpoint, HttpRequest, Method, build_chat, build_embed, build_models};
 use evenhand::providers::response::{ContentFlag, RawResponse, parse_chat, parse_embed, parse_models};
-use evenhand::providers::{ChatRequest, ProviderError};
+use evenhand::providers::{ChatRequest, ProviderError, WireFormat};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -137,6 +137,9 @@ fn our_requests_are_answered_and_our_parsers_read_every_format() {
     }
 }
 
+/// Every error mode of issue 5, in all four wire formats: what our transport and parsers make
+/// of it. Where an API has no such thing (a filter in Ollama, a refusal field in Gemini or
+/// Ollama) the mock answers as that API would, and the expectation says so.
 #[test]
 fn every_error_mode_becomes_the_right_typed_error() {
     let Some(mock) = start_mock(&["--timeout-s", "2"]) else { return };
@@ -148,25 +151,61 @@ fn every_error_mode_becomes_the_right_typed_error() {
         assert!(matches!(e, ProviderError::NotFound { ref message } if message.contains("does not exist")), "{e}");
         let e = err("mock-429");
         assert_eq!(e.retry_after_s(), Some(1.0), "{kind:?}: {e}");
+        assert!(e.retryable() && e.to_string().contains("rate limit"), "{kind:?}: {e}");
         assert!(matches!(err("mock-500"), ProviderError::Server { status: 500, .. }), "{kind:?}");
         assert!(matches!(err("mock-503"), ProviderError::Server { status: 503, .. }), "{kind:?}");
         assert!(matches!(err("mock-truncated"), ProviderError::Truncated { .. }), "{kind:?}");
         assert!(matches!(err("mock-empty"), ProviderError::Empty { .. }), "{kind:?}");
         assert!(matches!(err("mock-drop"), ProviderError::Network { .. }), "{kind:?}");
+        let slow = build_chat(&endpoint(kind, mock.port), Some(KEY), &chat("mock-timeout", "x")).unwrap();
+        let e = send(&slow, Duration::from_millis(300)).unwrap_err();
+        assert!(matches!(e, ProviderError::Timeout { .. }) && e.retryable(), "{kind:?}: {e}");
+
         let refusal = call_chat(mock.port, kind, &chat("mock-refusal", "x")).unwrap();
-        let expected = match kind {
-            K::Gemini => ContentFlag::Filtered, // a blocked prompt is Gemini's way to decline
-            K::Ollama => ContentFlag::None,     // Ollama has no refusal field: the text is the refusal
-            _ => ContentFlag::Refusal,
+        let (flag, text) = match kind {
+            K::Gemini => (ContentFlag::Filtered, ""), // a blocked prompt is Gemini's way to decline
+            K::Ollama => (ContentFlag::None, "I will not choose between these people."), // refusal in words
+            _ => (ContentFlag::Refusal, ""),
         };
-        assert_eq!(refusal.flag, expected, "{kind:?}: {refusal:?}");
-        if kind != K::Ollama && kind != K::Anthropic {
-            assert_eq!(call_chat(mock.port, kind, &chat("mock-filtered", "x")).unwrap().flag, ContentFlag::Filtered);
+        assert_eq!(refusal.flag, flag, "{kind:?}: {refusal:?}");
+        if kind != K::OpenAiCompatible {
+            assert_eq!(refusal.text, text, "{kind:?}");
+        }
+        let filtered = call_chat(mock.port, kind, &chat("mock-filtered", "x"));
+        match kind {
+            // Ollama has no filter: empty content is all a local model can give.
+            K::Ollama => assert!(matches!(filtered, Err(ProviderError::Empty { .. })), "{filtered:?}"),
+            // Anthropic reports a classifier stopping an answer as a refusal, text so far kept.
+            K::Anthropic => {
+                let f = filtered.unwrap();
+                assert_eq!((f.flag, f.text.as_str()), (ContentFlag::Refusal, "Both of them"));
+            }
+            _ => assert_eq!(filtered.unwrap().flag, ContentFlag::Filtered, "{kind:?}"),
         }
     }
-    let slow = build_chat(&endpoint(K::OpenAi, mock.port), None, &chat("mock-timeout", "x")).unwrap();
-    let e = send(&slow, Duration::from_millis(300)).unwrap_err();
-    assert!(matches!(e, ProviderError::Timeout { .. }) && e.retryable(), "{e}");
+    // The embedding routes share the modes.
+    for kind in [K::OpenAi, K::Gemini, K::Ollama] {
+        let inputs = ["x".to_string(), "y".to_string()];
+        for (model, expect) in
+            [("mock-truncated", "truncated"), ("mock-429", "rate-limited"), ("mock-404", "not-found")]
+        {
+            let http = build_embed(&endpoint(kind, mock.port), Some(KEY), model, &inputs).unwrap();
+            let raw = send(&http, Duration::from_secs(5)).unwrap();
+            let e = parse_embed(kind.spec().wire, &raw, Some(KEY), None, 2).unwrap_err();
+            assert_eq!(serde_json::to_value(&e).unwrap()["kind"], expect, "{kind:?} {model}: {e}");
+        }
+    }
+}
+
+/// Gemini's 429 says how long to wait in its body too; without the header our parser reads that.
+#[test]
+fn gemini_rate_limits_carry_retry_info_in_the_body() {
+    let Some(mock) = start_mock(&[]) else { return };
+    let http = build_chat(&endpoint(K::Gemini, mock.port), Some(KEY), &chat("mock-429", "x")).unwrap();
+    let mut raw = send(&http, Duration::from_secs(5)).unwrap();
+    raw.headers.retain(|(k, _)| !k.eq_ignore_ascii_case("retry-after"));
+    let e = parse_chat(WireFormat::GeminiGenerate, &raw, Some(KEY), None).unwrap_err();
+    assert_eq!(e.retry_after_s(), Some(1.0), "{e:?}");
 }
 
 fn stats(port: u16) -> Value {
@@ -244,7 +283,7 @@ fn official_sdks_accept_the_mock() {
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let line = stdout.lines().find(|l| l.starts_with("SDK CHECK OK")).expect("summary line");
     let n: usize = line.split_whitespace().nth(3).unwrap().parse().unwrap();
-    assert!(n >= 26, "only {n} SDK checks ran");
+    assert!(n >= 31, "only {n} SDK checks ran");
     assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), n);
 }
 

@@ -8,7 +8,10 @@ use evenhand::providers::spec::ALL_KINDS;
 use evenhand::providers::{ChatRequest, ProviderError, WireFormat};
 use serde_json::json;
 
-const KEY: &str = "sk-evenhand-FAKE-0123456789abcdef";
+#[path = "common/canned.rs"]
+mod canned;
+
+use canned::KEY;
 
 fn req() -> ChatRequest {
     ChatRequest {
@@ -50,10 +53,7 @@ fn openai_chat_builds_and_parses() {
     let body = together.unwrap().params_for_record();
     assert_eq!((body["logprobs"].clone(), body.get("top_logprobs")), (json!(1), None));
 
-    let answer = r#"{"id":"chatcmpl-x1","object":"chat.completion","created":1763900000,"model":"m1-2026-01-01",
-      "choices":[{"index":0,"message":{"role":"assistant","content":"B","refusal":null},
-      "logprobs":{"content":[{"token":"B","logprob":-0.105,"bytes":[66],"top_logprobs":[{"token":"B","logprob":-0.105,"bytes":[66]},{"token":"A","logprob":-2.3,"bytes":[65]}]}]},
-      "finish_reason":"stop"}],"usage":{"prompt_tokens":21,"completion_tokens":1,"total_tokens":22}}"#;
+    let answer = canned::OPENAI_OK;
     let out = parse_chat(WireFormat::OpenAiChat, &RawResponse::ok(answer), Some(KEY), None).unwrap();
     assert_eq!(out.text, "B");
     assert_eq!(out.finish_reason.as_deref(), Some("stop"));
@@ -65,14 +65,14 @@ fn openai_chat_builds_and_parses() {
 
 #[test]
 fn openai_refusal_and_filter_are_answers_with_a_flag() {
-    let refusal = r#"{"model":"m1","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with ranking people by origin."},"finish_reason":"stop"}]}"#;
+    let refusal = canned::OPENAI_REFUSAL;
     let out = parse_chat(WireFormat::OpenAiChat, &RawResponse::ok(refusal), None, None).unwrap();
     assert_eq!(out.flag, ContentFlag::Refusal);
     assert!(out.text.starts_with("I can't help"));
-    let filtered = r#"{"model":"m1","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"content_filter"}]}"#;
+    let filtered = canned::OPENAI_FILTERED;
     let out = parse_chat(WireFormat::OpenAiChat, &RawResponse::ok(filtered), None, None).unwrap();
     assert_eq!((out.flag, out.text.as_str()), (ContentFlag::Filtered, ""));
-    let empty = r#"{"model":"m1","choices":[{"index":0,"message":{"role":"assistant","content":"  "},"finish_reason":"length"}]}"#;
+    let empty = canned::OPENAI_EMPTY;
     let err = parse_chat(WireFormat::OpenAiChat, &RawResponse::ok(empty), None, None).unwrap_err();
     assert_eq!(err, ProviderError::Empty { finish_reason: "length".into() });
     assert!(!err.retryable());
@@ -99,13 +99,11 @@ fn anthropic_messages_builds_and_parses() {
     let seeded = build_chat(&Endpoint::new(K::Anthropic), None, &req()).unwrap_err();
     assert!(matches!(seeded, BuildError::Unsupported { what: "a seed", .. }), "{seeded}");
 
-    let answer = r#"{"id":"msg_01X","type":"message","role":"assistant","model":"claude-x-1",
-      "content":[{"type":"thinking","thinking":"...","signature":"s"},{"type":"text","text":"A"}],
-      "stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":30,"output_tokens":4}}"#;
+    let answer = canned::ANTHROPIC_OK;
     let out = parse_chat(WireFormat::AnthropicMessages, &RawResponse::ok(answer), None, None).unwrap();
     assert_eq!((out.text.as_str(), out.finish_reason.as_deref()), ("A", Some("end_turn")));
     assert_eq!((out.tokens_in, out.tokens_out, out.logprobs), (Some(30), Some(4), None));
-    let refusal = r#"{"type":"message","role":"assistant","model":"claude-x-1","content":[],"stop_reason":"refusal","usage":{"input_tokens":9,"output_tokens":0}}"#;
+    let refusal = canned::ANTHROPIC_REFUSAL;
     let out = parse_chat(WireFormat::AnthropicMessages, &RawResponse::ok(refusal), None, None).unwrap();
     assert_eq!(out.flag, ContentFlag::Refusal);
 }
@@ -128,19 +126,15 @@ fn gemini_generate_builds_and_parses() {
     let bad = build_chat(&Endpoint::new(K::Gemini), None, &ChatRequest { model: "m1?x=1".into(), ..req() });
     assert!(matches!(bad, Err(BuildError::Invalid { field: "model", .. })));
 
-    let answer = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"considering","thought":true},{"text":"B"}]},
-      "finishReason":"STOP","index":0,"avgLogprobs":-0.2,
-      "logprobsResult":{"topCandidates":[{"candidates":[{"token":"B","logProbability":-0.2},{"token":"A","logProbability":-1.7}]}],
-      "chosenCandidates":[{"token":"B","logProbability":-0.2}]}}],
-      "usageMetadata":{"promptTokenCount":18,"candidatesTokenCount":1,"totalTokenCount":19},"modelVersion":"m1-001"}"#;
+    let answer = canned::GEMINI_OK;
     let out = parse_chat(WireFormat::GeminiGenerate, &RawResponse::ok(answer), None, None).unwrap();
     assert_eq!((out.text.as_str(), out.finish_reason.as_deref()), ("B", Some("STOP")));
     assert_eq!((out.tokens_in, out.tokens_out, out.model.as_deref()), (Some(18), Some(1), Some("m1-001")));
     assert_eq!(out.logprobs.unwrap()["chosenCandidates"][0]["logProbability"], json!(-0.2));
-    let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":12}}"#;
+    let blocked = canned::GEMINI_BLOCKED;
     let out = parse_chat(WireFormat::GeminiGenerate, &RawResponse::ok(blocked), None, None).unwrap();
     assert_eq!((out.flag, out.finish_reason.as_deref()), (ContentFlag::Filtered, Some("SAFETY")));
-    let safety = r#"{"candidates":[{"finishReason":"SAFETY","index":0}]}"#;
+    let safety = canned::GEMINI_SAFETY;
     assert_eq!(
         parse_chat(WireFormat::GeminiGenerate, &RawResponse::ok(safety), None, None).unwrap().flag,
         ContentFlag::Filtered
@@ -156,9 +150,7 @@ fn ollama_chat_builds_and_parses() {
     assert_eq!(body["stream"], false);
     assert_eq!(body["options"], json!({"temperature": 0.0, "num_predict": 5, "top_p": 0.9, "seed": 42}));
     assert_eq!((body["logprobs"].clone(), body["top_logprobs"].clone()), (json!(true), json!(2)));
-    let answer = r#"{"model":"llama-m","created_at":"2026-11-23T09:00:00Z","message":{"role":"assistant","content":"A"},
-      "done":true,"done_reason":"stop","total_duration":1200000,"prompt_eval_count":25,"eval_count":2,
-      "logprobs":[{"token":"A","logprob":-0.01,"top_logprobs":[{"token":"A","logprob":-0.01},{"token":"B","logprob":-4.6}]}]}"#;
+    let answer = canned::OLLAMA_OK;
     let out = parse_chat(WireFormat::OllamaNative, &RawResponse::ok(answer), None, None).unwrap();
     assert_eq!((out.text.as_str(), out.finish_reason.as_deref()), ("A", Some("stop")));
     assert_eq!((out.tokens_in, out.tokens_out), (Some(25), Some(2)));
@@ -174,7 +166,7 @@ fn embeddings_build_and_parse_for_each_format() {
         ("https://api.openai.com/v1/embeddings", json!({"model": "emb-1", "input": inputs}))
     );
     // Out of order on purpose: index decides.
-    let answer = r#"{"object":"list","data":[{"object":"embedding","index":1,"embedding":[0.5,-0.5]},{"object":"embedding","index":0,"embedding":[0.25,0.75]}],"model":"emb-1","usage":{"prompt_tokens":6,"total_tokens":6}}"#;
+    let answer = canned::OPENAI_EMBED;
     let e = parse_embed(WireFormat::OpenAiChat, &RawResponse::ok(answer), None, None, 2).unwrap();
     assert_eq!(e.vectors, vec![vec![0.25, 0.75], vec![0.5, -0.5]]);
     assert_eq!(e.tokens_in, Some(6));
@@ -192,12 +184,12 @@ fn embeddings_build_and_parse_for_each_format() {
     let one = build_embed(&Endpoint::new(K::Gemini), Some(KEY), "gemini-embedding-001", &inputs[..1]).unwrap();
     assert!(one.url.ends_with(":embedContent"));
     assert_eq!(one.params_for_record(), json!({"content": {"parts": [{"text": "a nurse"}]}}));
-    let batch = r#"{"embeddings":[{"values":[0.1,0.2,0.3]},{"values":[0.3,0.2,0.1]}]}"#;
+    let batch = canned::GEMINI_BATCH_EMBED;
     assert_eq!(
         parse_embed(WireFormat::GeminiGenerate, &RawResponse::ok(batch), None, None, 2).unwrap().vectors[1],
         vec![0.3, 0.2, 0.1]
     );
-    let single = r#"{"embedding":{"values":[1.0,0.0]}}"#;
+    let single = canned::GEMINI_EMBED;
     assert_eq!(
         parse_embed(WireFormat::GeminiGenerate, &RawResponse::ok(single), None, None, 1).unwrap().vectors,
         vec![vec![1.0, 0.0]]
@@ -205,8 +197,7 @@ fn embeddings_build_and_parse_for_each_format() {
 
     let r = build_embed(&Endpoint::with_base(K::Ollama, "http://10.0.0.5:11434/"), None, "nomic-m", &inputs).unwrap();
     assert_eq!(r.url, "http://10.0.0.5:11434/api/embed");
-    let answer =
-        r#"{"model":"nomic-m","embeddings":[[0.01,0.02],[0.03,0.04]],"total_duration":100,"prompt_eval_count":4}"#;
+    let answer = canned::OLLAMA_EMBED;
     assert_eq!(
         parse_embed(WireFormat::OllamaNative, &RawResponse::ok(answer), None, None, 2).unwrap().vectors[1],
         vec![0.03, 0.04]
@@ -226,11 +217,11 @@ fn model_lists_build_and_parse() {
     assert_eq!(r.headers.len(), 1, "a GET carries no Content-Type");
     assert_eq!(build_models(&Endpoint::new(K::Ollama), None).unwrap().url, "http://localhost:11434/api/tags");
     assert!(build_models(&Endpoint::new(K::Gemini), Some(KEY)).unwrap().url.ends_with("/models?pageSize=1000"));
-    let openai = r#"{"object":"list","data":[{"id":"m2","object":"model","created":1,"owned_by":"x"},{"id":"m1","object":"model","created":1,"owned_by":"x"}]}"#;
+    let openai = canned::OPENAI_MODELS;
     assert_eq!(parse_models(WireFormat::OpenAiChat, &RawResponse::ok(openai), None, None).unwrap(), ["m1", "m2"]);
-    let gemini = r#"{"models":[{"name":"models/gemini-x","displayName":"X"}],"nextPageToken":""}"#;
+    let gemini = canned::GEMINI_MODELS;
     assert_eq!(parse_models(WireFormat::GeminiGenerate, &RawResponse::ok(gemini), None, None).unwrap(), ["gemini-x"]);
-    let ollama = r#"{"models":[{"name":"llama-m:latest","model":"llama-m:latest","size":1}]}"#;
+    let ollama = canned::OLLAMA_TAGS;
     assert_eq!(
         parse_models(WireFormat::OllamaNative, &RawResponse::ok(ollama), None, None).unwrap(),
         ["llama-m:latest"]
@@ -288,7 +279,7 @@ fn unset_parameters_are_not_sent() {
 
 #[test]
 fn broken_bodies_and_statuses_become_typed_errors() {
-    let cut = RawResponse::ok(r#"{"id":"chatcmpl-1","choices":[{"index":0,"message":{"role":"assis"#);
+    let cut = RawResponse::ok(canned::OPENAI_TRUNCATED);
     let e = parse_chat(WireFormat::OpenAiChat, &cut, None, None).unwrap_err();
     assert!(matches!(e, ProviderError::Truncated { ref expected, .. } if expected.contains("chat.completion")), "{e}");
     assert!(e.retryable());
@@ -304,8 +295,7 @@ fn broken_bodies_and_statuses_become_typed_errors() {
     let limited = RawResponse {
         status: 429,
         headers: vec![("Retry-After".into(), "3".into())],
-        body: br#"{"error":{"message":"Rate limit reached for m1","type":"requests","code":"rate_limit_exceeded"}}"#
-            .to_vec(),
+        body: canned::OPENAI_429.as_bytes().to_vec(),
     };
     let e = parse_chat(WireFormat::OpenAiChat, &limited, Some(KEY), None).unwrap_err();
     assert_eq!(e.retry_after_s(), Some(3.0));

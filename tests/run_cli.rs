@@ -2,6 +2,9 @@
 //! retried to the end, Retry-After honoured, resume without paying twice, keys kept out of
 //! everything written, nothing sent before confirmation, and the batch route's round trip.
 
+// The mock is read with ureq, which exists for native targets only.
+#![cfg(not(target_arch = "wasm32"))]
+
 #[path = "common/cli.rs"]
 mod cli;
 #[path = "common/mock.rs"]

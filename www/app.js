@@ -7,6 +7,7 @@ import { describeReproduction, openBundleUrl } from "./bundles.js";
 import { createResults } from "./views/results.js";
 import { createDesign } from "./views/design.js";
 import { createUpload } from "./views/upload.js";
+import { createBatch } from "./views/batch.js";
 import { createShare } from "./views/share.js";
 import { createBenchmarks } from "./views/benchmarks.js";
 import { createDivergence } from "./views/divergence.js";
@@ -74,6 +75,7 @@ async function boot() {
   design = createDesign(call, info.defaultExperiment, run);
   design.fill(info.defaultExperiment);
   createUpload(call, info.fields, refresh);
+  createBatch(call, refresh);
   createShare(call);
   createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
   createDivergence(call); // likewise; loads its built-in probe set in the background

@@ -1,7 +1,7 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { Workspace, BbqSession, DivergenceSession, XlingSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart } from "./pkg/evenhand.js";
+import init, { Workspace, BbqSession, DivergenceSession, XlingSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
 
 let ws;
 let session; // made on first use, so the demo on load does not wait for it
@@ -89,6 +89,11 @@ const ops = {
   xlPermPlan: (settings) => xling().permanova_plan(settings),
   xlPermStep: (tests) => xling().permanova_step(tests),
   xlPermCancel: () => xling().permanova_cancel(),
+
+  // The batch route (Upload tab): provider batch files out, their results into the workspace.
+  batchExport: (settings, name, data) => batch_export(settings, name, bytes(data)),
+  batchImport: (settings, casesName, casesData, resultsName, resultsData) =>
+    ws.batch_import(settings, casesName, bytes(casesData), resultsName, bytes(resultsData)),
 };
 
 // Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS

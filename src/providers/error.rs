@@ -77,7 +77,10 @@ impl ProviderError {
         match status {
             401 | 403 => ProviderError::Auth { status, message },
             404 => ProviderError::NotFound { message },
-            429 => ProviderError::RateLimited { retry_after_s: retry_after(headers, now_unix_s), message },
+            429 => ProviderError::RateLimited {
+                retry_after_s: retry_after(headers, now_unix_s).or_else(|| retry_info(body)),
+                message,
+            },
             // 408 request timeout and Anthropic's 529 "overloaded" are worth another try.
             408 | 500..=599 => ProviderError::Server { status, message },
             _ => ProviderError::Rejected { status, message },
@@ -124,6 +127,19 @@ pub fn retry_after(headers: &[(String, String)], now_unix_s: Option<i64>) -> Opt
     }
     let at = http_date(value)?;
     Some((at - now_unix_s?).max(0) as f64)
+}
+
+/// Gemini says how long to wait in its error body rather than a header: a
+/// `google.rpc.RetryInfo` detail with `retryDelay` as a duration string such as `"38s"` or `"1.5s"`.
+pub fn retry_info(body: &[u8]) -> Option<f64> {
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let details = v.pointer("/error/details")?.as_array()?;
+    let delay = details
+        .iter()
+        .filter(|d| d.get("@type").and_then(|t| t.as_str()).is_some_and(|t| t.ends_with("google.rpc.RetryInfo")))
+        .find_map(|d| d.get("retryDelay").and_then(|r| r.as_str()))?;
+    let s: f64 = delay.trim().strip_suffix('s')?.parse().ok()?;
+    (s.is_finite() && s >= 0.0).then_some(s)
 }
 
 /// Parses the IMF-fixdate form `Sun, 06 Nov 1994 08:49:37 GMT` into Unix seconds.
@@ -191,6 +207,9 @@ mod tests {
         assert_eq!(retry_after(&date, None), None);
         assert_eq!(retry_after(&h(&[("retry-after", "-3")]), None), None);
         assert_eq!(retry_after(&h(&[("retry-after", "soon")]), Some(0)), None);
+        let gemini = br#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"quota","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"38s"}]}}"#;
+        assert_eq!(ProviderError::from_status(429, &[], gemini, None, None).retry_after_s(), Some(38.0));
+        assert_eq!(retry_info(br#"{"error":{"details":[{"retryDelay":"3s"}]}}"#), None, "only a RetryInfo counts");
     }
 
     #[test]

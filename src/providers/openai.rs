@@ -13,6 +13,8 @@ pub enum Dialect {
     OpenAi,
     /// Together: `logprobs` is an integer, the number of alternatives (1 to 20).
     Together,
+    /// Mistral: the seed is called `random_seed` (its API documentation; not tried live).
+    Mistral,
     /// Everyone else: `max_tokens`, and `logprobs: true` with `top_logprobs`.
     Common,
 }
@@ -38,7 +40,8 @@ pub fn chat_body(req: &ChatRequest, dialect: Dialect) -> Value {
         body.insert("top_p".into(), json!(p));
     }
     if let Some(s) = req.seed {
-        body.insert("seed".into(), json!(s));
+        let name = if dialect == Dialect::Mistral { "random_seed" } else { "seed" };
+        body.insert(name.into(), json!(s));
     }
     if let Some(n) = req.logprobs.filter(|_| dialect == Dialect::Together) {
         body.insert("logprobs".into(), json!(n.max(1)));

@@ -172,6 +172,7 @@ pub fn build_chat(endpoint: &Endpoint, key: Option<&str>, req: &ChatRequest) -> 
             let dialect = match endpoint.kind {
                 ProviderKind::OpenAi => openai::Dialect::OpenAi,
                 ProviderKind::Together => openai::Dialect::Together,
+                ProviderKind::Mistral => openai::Dialect::Mistral,
                 _ => openai::Dialect::Common,
             };
             (format!("{base}/chat/completions"), openai::chat_body(req, dialect))

@@ -9,7 +9,8 @@
 //!   limits, [`limits`]), what to do with each answer (store it, retry it after a
 //!   [`backoff`], or give up), and reports [`progress`];
 //! - [`journal`]: the CLI's append-only store of finished records, read back on resume;
-//! - [`batch`]: the same plan through the providers' batch APIs instead of live calls.
+//! - [`batch`]: the same plan through the providers' batch APIs instead of live calls, and
+//!   [`batch_plan`], the page's way to it (one provider and model plus a cases file).
 //!
 //! Nothing here does I/O or reads a clock: the page's run worker (`fetch`, IndexedDB,
 //! `performance.now()`) and the CLI's native transport drive the same engine with the time
@@ -18,6 +19,7 @@
 
 pub mod backoff;
 pub mod batch;
+pub mod batch_plan;
 pub mod cases;
 pub mod engine;
 pub mod journal;

@@ -18,6 +18,14 @@ the CORS preflight we want to test): a model starting with mock-401, mock-403, m
 (Retry-After: 1), mock-500, mock-503, mock-timeout (answers only after --timeout-s), mock-drop
 (closes the connection without a response), mock-truncated (a body cut in half), mock-empty (empty
 text), mock-refusal (a refusal in the format's own way) or mock-filtered (a content filter).
+Where an API has no such thing the mock answers as that API would:
+  refusal   OpenAI message.refusal; Anthropic stop_reason "refusal" with no content; Gemini a
+            blocked prompt (promptFeedback.blockReason); Ollama (no refusal field) a refusal in words.
+  filtered  OpenAI finish_reason "content_filter"; Gemini finishReason "SAFETY"; Anthropic a safety
+            classifier stopping the answer part-way (stop_reason "refusal" after some text); Ollama
+            has no filter, so empty content, as a local model gives.
+A 429 carries Retry-After: 1 in every format, and Gemini's body also says it the Gemini way (a
+google.rpc.RetryInfo detail with retryDelay "1s").
 
 --fault-rate P --seed S injects faults (429, 500, 503, drop) into otherwise good requests: attempt n
 of case k fails when a hash of (S, k, n) falls below P, so the faults do not depend on the order in
@@ -209,6 +217,8 @@ class Handler(BaseHTTPRequestHandler):
             obj = {"type": "error", "error": {"type": kinds[status], "message": msg}}
         elif family == "gemini":
             obj = {"error": {"code": status, "message": msg, "status": kinds[status].upper()}}
+            if status == 429:
+                obj["error"]["details"] = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"}]
         elif family == "ollama":
             obj = {"error": msg}
         else:
@@ -248,7 +258,9 @@ def chat_answer(family, model, prompt, body, mode):
     alts = [{"token": t, "logprob": (lp if t == letter else round(lp - 1.5 - i, 4))} for i, t in enumerate(LETTERS)]
     refusal_text = "I will not choose between these people."
     if family == "anthropic":
-        stop = "refusal" if mode == "refusal" else "end_turn"
+        stop = "refusal" if mode in ("refusal", "filtered") else "end_turn"
+        if mode == "filtered":  # the classifier cut in after the answer had begun
+            text = "Both of them"
         content = [] if mode == "refusal" or not text else [{"type": "text", "text": text}]
         return {"id": "msg_" + h[:24], "type": "message", "role": "assistant", "model": model, "content": content,
                 "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": tokens_in, "output_tokens": len(content)}}

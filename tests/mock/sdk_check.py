@@ -15,8 +15,12 @@ import os
 import subprocess
 import sys
 
-import anthropic
-import openai
+try:
+    import anthropic
+    import openai
+except ImportError as missing:  # run outside the virtualenv, or PyPI was unreachable
+    print("SKIP: the official SDKs are not installed here (%s); pip install openai anthropic" % missing)
+    sys.exit(0)
 
 CHECKS = []
 
@@ -29,13 +33,34 @@ def check(name):
 
 
 def expect_error(call, error_type):
+    """Returns the SDK's exception, so a check can also read what the SDK made of the body."""
     try:
         call()
-    except error_type:
-        return
+    except error_type as e:
+        return e
     except Exception as e:  # a wrong error class is a failure, with its name
         raise AssertionError("expected %s, got %s: %s" % (error_type.__name__, type(e).__name__, e))
     raise AssertionError("expected %s, got a normal answer" % error_type.__name__)
+
+
+# The error type each status carries in the mock's bodies, as the real APIs name them.
+ERROR_TYPES = {401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+               429: "rate_limit_error", 500: "api_error", 503: "overloaded_error"}
+
+
+def status_error_check(sdk, call, model, err):
+    """An HTTP error mode: the SDK's class, its status_code, and the type and message it read
+    from the body (OpenAI's SDK keeps the inner `error` object as .body, Anthropic's the whole body)."""
+    def f():
+        e = expect_error(lambda: call(model), err)
+        status = int(model.split("-")[1])
+        assert e.status_code == status, (e.status_code, status)
+        if sdk == "openai":
+            assert e.type == ERROR_TYPES[status] and e.body["message"] in e.message, (e.type, e.body)
+        else:
+            assert e.body["type"] == "error" and e.body["error"]["type"] == ERROR_TYPES[status], e.body
+            assert e.body["error"]["message"] in e.message, e.message
+    return f
 
 
 def user(text):
@@ -63,7 +88,14 @@ def run(base):
 
     @check("openai content filter")
     def _():
-        assert oa.chat.completions.create(model="mock-filtered", messages=user("x")).choices[0].finish_reason == "content_filter"
+        r = oa.chat.completions.create(model="mock-filtered", messages=user("x"))
+        assert r.choices[0].finish_reason == "content_filter" and r.choices[0].message.content == "", r
+
+    @check("openai empty content")
+    def _():
+        r = oa.chat.completions.create(model="mock-empty", messages=user("x"))
+        assert r.choices[0].message.content == "" and r.choices[0].finish_reason == "stop", r
+        assert r.choices[0].message.refusal is None, r
 
     @check("openai embeddings")
     def _():
@@ -74,13 +106,16 @@ def run(base):
     def _():
         assert "mock-a" in [m.id for m in oa.models.list()]
 
+    def oa_call(model):
+        return oa.with_options(timeout=1).chat.completions.create(model=model, messages=user("x"))
+
     for model, err in [("mock-401", openai.AuthenticationError), ("mock-403", openai.PermissionDeniedError),
                        ("mock-404", openai.NotFoundError), ("mock-429", openai.RateLimitError),
-                       ("mock-500", openai.InternalServerError), ("mock-503", openai.InternalServerError),
-                       ("mock-drop", openai.APIConnectionError), ("mock-timeout", openai.APITimeoutError)]:
+                       ("mock-500", openai.InternalServerError), ("mock-503", openai.InternalServerError)]:
+        check("openai %s -> %s" % (model, err.__name__))(status_error_check("openai", oa_call, model, err))
+    for model, err in [("mock-drop", openai.APIConnectionError), ("mock-timeout", openai.APITimeoutError)]:
         check("openai %s -> %s" % (model, err.__name__))(
-            lambda model=model, err=err: expect_error(
-                lambda: oa.with_options(timeout=1).chat.completions.create(model=model, messages=user("x")), err))
+            lambda model=model, err=err: expect_error(lambda: oa_call(model), err))
 
     @check("openai 429 carries Retry-After")
     def _():
@@ -110,17 +145,44 @@ def run(base):
         r = an.messages.create(model="mock-refusal", max_tokens=5, messages=user("x"))
         assert r.stop_reason == "refusal" and r.content == [], r
 
+    @check("anthropic filtered: a classifier stop after some text")
+    def _():
+        r = an.messages.create(model="mock-filtered", max_tokens=5, messages=user("x"))
+        assert r.stop_reason == "refusal" and r.content[0].type == "text" and r.content[0].text, r
+
+    @check("anthropic empty content")
+    def _():
+        r = an.messages.create(model="mock-empty", max_tokens=5, messages=user("x"))
+        assert r.content == [] and r.stop_reason == "end_turn", r
+
+    @check("anthropic 429 carries Retry-After")
+    def _():
+        e = expect_error(lambda: an.messages.create(model="mock-429", max_tokens=5, messages=user("x")),
+                         anthropic.RateLimitError)
+        assert e.response.headers.get("retry-after") == "1", e.response.headers
+
+    @check("anthropic truncated body is rejected")
+    def _():
+        try:
+            r = an.messages.create(model="mock-truncated", max_tokens=5, messages=user("x"))
+        except Exception:
+            return
+        raise AssertionError("a truncated body was accepted: %r" % r)
+
     @check("anthropic models")
     def _():
         assert "mock-a" in [m.id for m in an.models.list()]
 
+    def an_call(model):
+        return an.with_options(timeout=1).messages.create(model=model, max_tokens=5, messages=user("x"))
+
     for model, err in [("mock-401", anthropic.AuthenticationError), ("mock-403", anthropic.PermissionDeniedError),
                        ("mock-404", anthropic.NotFoundError), ("mock-429", anthropic.RateLimitError),
-                       ("mock-500", anthropic.InternalServerError), ("mock-503", anthropic.InternalServerError),
-                       ("mock-drop", anthropic.APIConnectionError), ("mock-timeout", anthropic.APITimeoutError)]:
+                       ("mock-500", anthropic.InternalServerError), ("mock-503", anthropic.InternalServerError)]:
+        check("anthropic %s -> %s" % (model, err.__name__))(status_error_check("anthropic", an_call, model, err))
+    for model, err in [("mock-drop", anthropic.APIConnectionError), ("mock-timeout", anthropic.APITimeoutError)]:
         check("anthropic %s -> %s" % (model, err.__name__))(
-            lambda model=model, err=err: expect_error(
-                lambda: an.with_options(timeout=1).messages.create(model=model, max_tokens=5, messages=user("x")), err))
+            lambda model=model, err=err: expect_error(lambda: an_call(model), err))
 
     for name, f in CHECKS:
         try:
