@@ -128,9 +128,12 @@ pub fn attach_batch(d: &mut Dataset, b: &EmbeddingBatch) -> Result<usize, String
             return Err(format!("embedding batch, id {id:?}: expected finite numbers only"));
         }
     }
-    if let Some((r, _)) = d.records.iter().zip(&d.embeddings).find(|(r, e)| {
-        e.is_some() && r.extra.get(EMBEDDING_MODEL_COLUMN).map_or("", String::as_str) != model
-    }) {
+    if let Some((r, _)) = d
+        .records
+        .iter()
+        .zip(&d.embeddings)
+        .find(|(r, e)| e.is_some() && r.extra.get(EMBEDDING_MODEL_COLUMN).map_or("", String::as_str) != model)
+    {
         let other = r.extra.get(EMBEDDING_MODEL_COLUMN).map_or("an uploaded file (no model named)", String::as_str);
         return Err(format!(
             "the records already hold vectors from {other}; vectors of {model} cannot be compared with them \
@@ -278,7 +281,9 @@ mod tests {
             ids: ids.iter().map(|s| s.to_string()).collect(),
             vectors,
         };
-        assert!(attach_batch(&mut d, &batch("m", &["a", "zz"], vec![vec![1.0], vec![2.0]])).unwrap_err().contains("zz"));
+        assert!(
+            attach_batch(&mut d, &batch("m", &["a", "zz"], vec![vec![1.0], vec![2.0]])).unwrap_err().contains("zz")
+        );
         assert!(attach_batch(&mut d, &batch("m", &["a"], vec![vec![f64::NAN]])).is_err());
         assert!(attach_batch(&mut d, &batch("m", &["a", "b"], vec![vec![1.0]])).is_err());
         assert!(d.embeddings.iter().all(Option::is_none), "a refused batch attaches nothing");
