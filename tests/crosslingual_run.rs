@@ -162,7 +162,7 @@ impl Canned {
         let model = body["model"].as_str().unwrap().to_string();
         let attempt = self.attempts.entry(d.record_id.clone()).or_default();
         *attempt += 1;
-        if model == "broken" || (*attempt == 1 && stable_hash(&[d.record_id.as_bytes()]) % 3 == 0) {
+        if model == "broken" || (*attempt == 1 && stable_hash(&[d.record_id.as_bytes()]).is_multiple_of(3)) {
             return Ok(error_500());
         }
         if d.url.ends_with("/embeddings") {
