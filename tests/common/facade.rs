@@ -407,7 +407,7 @@ pub fn crosslingual_provider_run_contract() {
     let records = concat!(
         r#"{"record_id":"r1","method":"crosslingual","question_id":"q1","language":"en","prompt":"P","response":"Sure.","status":"ok"}"#,
         "\n",
-        r#"{"record_id":"r2","method":"crosslingual","question_id":"q1","language":"hi","prompt":"P","status":"error","error":"HTTP 500"}"#,
+        r#"{"record_id":"r2","method":"crosslingual","question_id":"q1","language":"hi","prompt":"P","response":"","status":"error","error":"HTTP 500"}"#,
         "\n"
     );
     x.load_records("run.jsonl", records.as_bytes()).unwrap();
