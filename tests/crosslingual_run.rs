@@ -309,6 +309,15 @@ fn a_canned_provider_run_feeds_mcnemar_permanova_and_the_judge() {
     let judge_file = evenhand::formats::write(&records(&engine), evenhand::formats::FileFormat::Jsonl);
     assert!(s.load_records("judge.jsonl", judge_file.as_bytes()).is_err());
     assert_eq!(s.load_judge("judge.jsonl", judge_file.as_bytes()).unwrap().verdicts, 35);
+
+    // An uploaded vector that replaces a provider's one does not keep the provider's model.
+    let id = s.dataset().records.iter().find(|r| r.status == Status::Ok).unwrap().record_id.clone();
+    let upload = json!({"record_id": id, "embedding": vec![0.5; 16]}).to_string();
+    assert_eq!(s.load_embeddings("up.jsonl", upload.as_bytes()).unwrap(), 1);
+    let d = s.dataset();
+    let labelled = d.records.iter().filter(|r| r.extra.contains_key(runs::EMBEDDING_MODEL_COLUMN)).count();
+    assert_eq!(labelled, 35);
+    assert!(!d.records.iter().find(|r| r.record_id == id).unwrap().extra.contains_key(runs::EMBEDDING_MODEL_COLUMN));
 }
 
 // ---- the mock provider over HTTP -------------------------------------------------------

@@ -10,7 +10,7 @@ use super::{Failure, print_json, read, write};
 use evenhand::crosslingual::analysis::Settings;
 use evenhand::crosslingual::detect::Detector;
 use evenhand::crosslingual::permanova;
-use evenhand::crosslingual::runs::EmbeddingBatch;
+use evenhand::crosslingual::runs::{self, EmbeddingBatch};
 use evenhand::crosslingual::session::{CasesRequest, RunRequest, Session};
 use evenhand::crosslingual::{questions, simulate};
 use evenhand::formats::{self, FileFormat};
@@ -97,12 +97,7 @@ fn write_records(path: &std::path::Path, records: &[evenhand::record::Record]) -
 fn embeddings_of_model(s: &mut Session, path: &std::path::Path, model: &str) -> Result<usize, Failure> {
     let name = path.display().to_string();
     let e = evenhand::crosslingual::embeddings::read(&name, &read(path)?).map_err(|p| Failure(p.to_string()))?;
-    let keys: std::collections::HashSet<&str> = s
-        .dataset()
-        .records
-        .iter()
-        .map(|r| if r.embedding_ref.is_empty() { r.record_id.as_str() } else { r.embedding_ref.as_str() })
-        .collect();
+    let keys: std::collections::HashSet<&str> = s.dataset().records.iter().map(runs::embedding_key).collect();
     let (ids, vectors): (Vec<String>, Vec<Vec<f64>>) =
         e.into_iter().filter(|(id, _)| keys.contains(id.as_str())).unzip();
     if ids.is_empty() {

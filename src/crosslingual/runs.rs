@@ -58,7 +58,8 @@ pub struct EmbedItem {
     pub text: String,
 }
 
-fn key(r: &Record) -> &str {
+/// The key a record's vector is attached by: its `embedding_ref`, else its `record_id`.
+pub fn embedding_key(r: &Record) -> &str {
     if r.embedding_ref.is_empty() { &r.record_id } else { &r.embedding_ref }
 }
 
@@ -73,16 +74,16 @@ pub fn embed_items(d: &Dataset) -> Result<Vec<EmbedItem>, String> {
     let mut seen = HashSet::new();
     let mut out = vec![];
     for (r, e) in d.records.iter().zip(&d.embeddings) {
-        if e.is_some() || !has_answer(r) || !seen.insert(key(r)) {
+        if e.is_some() || !has_answer(r) || !seen.insert(embedding_key(r)) {
             continue;
         }
-        if key(r).is_empty() || key(r).contains(char::is_whitespace) {
+        if embedding_key(r).is_empty() || embedding_key(r).contains(char::is_whitespace) {
             return Err(format!(
                 "record {:?}: its id is empty or has whitespace; an embedding batch lists ids separated by spaces",
-                key(r)
+                embedding_key(r)
             ));
         }
-        out.push(EmbedItem { id: key(r).to_string(), text: r.response.clone() });
+        out.push(EmbedItem { id: embedding_key(r).to_string(), text: r.response.clone() });
     }
     Ok(out)
 }
@@ -142,7 +143,7 @@ pub fn attach_batch(d: &mut Dataset, b: &EmbeddingBatch) -> Result<usize, String
     }
     let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, r) in d.records.iter().enumerate() {
-        by_key.entry(key(r).to_string()).or_default().push(i);
+        by_key.entry(embedding_key(r).to_string()).or_default().push(i);
     }
     let mut seen = HashSet::new();
     for id in &b.ids {

@@ -328,6 +328,13 @@ impl Session {
         let e = embeddings::read(name, bytes).map_err(SessionError::Embeddings)?;
         self.perm_run = None;
         self.permanova = None;
+        // A vector this session attached (from a provider) and the file replaces loses its
+        // model; a record loaded with its own embedding_model column keeps it.
+        for (r, v) in self.data.records.iter_mut().zip(&self.data.embeddings) {
+            if v.is_some() && e.contains_key(runs::embedding_key(r)) {
+                r.extra.remove(runs::EMBEDDING_MODEL_COLUMN);
+            }
+        }
         match self.data.attach(&e) {
             0 => Err(SessionError::Invalid(format!(
                 "{name}: no record_id in the file matches a loaded record (embedding_ref or record_id); nothing attached"
