@@ -220,6 +220,11 @@ fn a_canned_provider_run_feeds_mcnemar_permanova_and_the_judge() {
     // Chat: 36 cases x 2 models; "broken" fails every time, the rest get through on retry.
     let plan = Plan::chat(spec("http://canned.invalid/v1", &["chat", "broken"], 2), &cases).unwrap();
     assert_eq!(plan.calls.len(), 72);
+    // Before anything is sent every record is pending: counted and listed, none analysed.
+    let pending: Vec<Record> = plan.calls.iter().map(|c| c.record.clone()).collect();
+    s.use_records("planned", pending).unwrap();
+    let report = s.view().unwrap().report;
+    assert_eq!((report.statuses.get("pending"), report.judged, report.unanswered.len()), (Some(&72), 0, 72));
     let (engine, chat) = drive(plan, &mut |d| canned.send(d));
     assert_eq!((chat.answered.len(), chat.failed.len()), (36, 36));
     println!("canned run: {} retries", chat.retries);
