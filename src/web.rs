@@ -551,6 +551,39 @@ impl XlingSession {
     pub fn export(&self, format: &str) -> Result<String, JsValue> {
         self.0.export(format).map_err(failed)
     }
+
+    /// The cases of a provider run, `request` {languages, modes}: pending records for the
+    /// run engine. The run's records come back through `load_records`.
+    pub fn run_cases(&self, request: JsValue) -> Result<JsValue, JsValue> {
+        let r: crate::crosslingual::session::CasesRequest = from_js("cases request", request)?;
+        to_js(&self.0.run_cases(&r).map_err(failed)?)
+    }
+
+    /// The responses to embed, [{id, text}], for an embedding run.
+    pub fn embed_items(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.embed_items().map_err(failed)?)
+    }
+
+    /// `batch` {model, ids, vectors}: an embedding call's vectors (ids from its record's
+    /// prompt, in order); returns how many records got a vector.
+    pub fn add_embeddings(&mut self, batch: JsValue) -> Result<usize, JsValue> {
+        let b: crate::crosslingual::runs::EmbeddingBatch = from_js("embedding batch", batch)?;
+        self.0.add_embeddings(&b).map_err(failed)
+    }
+
+    pub fn clear_embeddings(&mut self) {
+        self.0.clear_embeddings();
+    }
+
+    /// The LLM judge's cases: one pending record per answered response.
+    pub fn judge_cases(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.judge_cases().map_err(failed)?)
+    }
+
+    /// A judge run's records (CSV, JSONL or JSON): the replies become judge verdicts.
+    pub fn load_judge(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_judge(name, bytes).map_err(failed)?)
+    }
 }
 
 impl Default for XlingSession {

@@ -89,6 +89,13 @@ const ops = {
   xlPermPlan: (settings) => xling().permanova_plan(settings),
   xlPermStep: (tests) => xling().permanova_step(tests),
   xlPermCancel: () => xling().permanova_cancel(),
+  // Provider runs (the run engine sends them): cases out, records and vectors back.
+  xlRunCases: (request) => xling().run_cases(request),
+  xlEmbedItems: () => xling().embed_items(),
+  xlAddEmbeddings: (batch) => xling().add_embeddings(batch),
+  xlClearEmbeddings: () => xling().clear_embeddings(),
+  xlJudgeCases: () => xling().judge_cases(),
+  xlLoadJudge: (name, data) => xling().load_judge(name, bytes(data)),
 
   // The batch route (Upload tab): provider batch files out, their results into the workspace.
   batchExport: (settings, name, data) => batch_export(settings, name, bytes(data)),

@@ -1,12 +1,19 @@
 //! `evenhand crosslingual`: the cross-lingual analysis of a record file, or of a run of the
 //! simulated model over a question set (written to --out so the page's flow can be redone).
+//!
+//! A provider run goes: `--plan-out cases.jsonl` -> `evenhand run --cases cases.jsonl --out R.csv`
+//! -> `--records R.csv` (failed calls are counted in the report), with `--embed-plan-out` and
+//! `--embeddings E --embedding-model M` for the vectors and `--judge-plan-out` and
+//! `--judge-records` for an LLM judge.
 
 use super::{Failure, print_json, read, write};
 use evenhand::crosslingual::analysis::Settings;
 use evenhand::crosslingual::detect::Detector;
 use evenhand::crosslingual::permanova;
-use evenhand::crosslingual::session::{RunRequest, Session};
+use evenhand::crosslingual::runs::{self, EmbeddingBatch};
+use evenhand::crosslingual::session::{CasesRequest, RunRequest, Session};
 use evenhand::crosslingual::{questions, simulate};
+use evenhand::formats::{self, FileFormat};
 use evenhand::stats::distance::Distance;
 use evenhand::stats::mcnemar::{Convention, Method};
 use std::path::PathBuf;
@@ -56,6 +63,47 @@ pub struct Args {
     /// cosine-similarity-bug (the published MSQAD code's bug, labelled as such).
     #[arg(long, default_value = "chord")]
     pub distance: String,
+    /// Write the chat cases of a provider run (question set x --languages x --modes) to this
+    /// file (.jsonl, .csv or .json) for `evenhand run --cases`, and stop.
+    #[arg(long)]
+    pub plan_out: Option<PathBuf>,
+    /// Write the responses to embed as JSONL {"id", "text"} (id = the record id the vector
+    /// is attached by; give the vectors back with --embeddings).
+    #[arg(long)]
+    pub embed_plan_out: Option<PathBuf>,
+    /// Write the LLM judge's cases (one per answered response) for `evenhand run --cases`.
+    #[arg(long)]
+    pub judge_plan_out: Option<PathBuf>,
+    /// The record file of a judge run: each reply becomes its record's judge verdict
+    /// (strictly REFUSAL or ANSWER; anything else is reported). Use with --detector judge.
+    #[arg(long)]
+    pub judge_records: Option<PathBuf>,
+    /// The model that made the --embeddings vectors, recorded with the records.
+    #[arg(long)]
+    pub embedding_model: Option<String>,
+}
+
+/// A record table in the format its name says (.csv, .json, else JSONL).
+fn write_records(path: &std::path::Path, records: &[evenhand::record::Record]) -> Result<(), Failure> {
+    let name = path.display().to_string();
+    let format = match FileFormat::detect(&name, "") {
+        FileFormat::Csv if !name.to_ascii_lowercase().ends_with(".csv") => FileFormat::Jsonl,
+        f => f,
+    };
+    std::fs::write(path, formats::write(records, format)).map_err(|e| Failure(format!("{name}: cannot write: {e}")))
+}
+
+/// Uploaded vectors with the model that made them: only those of loaded records are taken.
+fn embeddings_of_model(s: &mut Session, path: &std::path::Path, model: &str) -> Result<usize, Failure> {
+    let name = path.display().to_string();
+    let e = evenhand::crosslingual::embeddings::read(&name, &read(path)?).map_err(|p| Failure(p.to_string()))?;
+    let keys: std::collections::HashSet<&str> = s.dataset().records.iter().map(runs::embedding_key).collect();
+    let (ids, vectors): (Vec<String>, Vec<Vec<f64>>) =
+        e.into_iter().filter(|(id, _)| keys.contains(id.as_str())).unzip();
+    if ids.is_empty() {
+        return Err(Failure(format!("{name}: no record_id in the file matches a loaded record; nothing attached")));
+    }
+    Ok(s.add_embeddings(&EmbeddingBatch { model: model.into(), ids, vectors })?)
 }
 
 pub fn method(text: &str) -> Result<Method, Failure> {
@@ -107,6 +155,18 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         seed: a.seed,
         ..Settings::default()
     })?;
+    if let Some(path) = &a.plan_out {
+        if a.records.is_some() || a.simulate || a.references {
+            return Err(Failure(
+                "--plan-out writes the cases of a new run: drop --records, --simulate and --references".into(),
+            ));
+        }
+        load_set(&mut s, &a.questions)?;
+        let cases = s.run_cases(&CasesRequest { languages: a.languages.clone(), modes: a.modes.clone() })?;
+        write_records(path, &cases)?;
+        print_json(&serde_json::json!({"cases": cases.len(), "file": path.display().to_string()}))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     match (&a.records, a.simulate, a.references) {
         (None, false, true) => {
             load_set(&mut s, &a.questions)?;
@@ -137,8 +197,33 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         }
     }
     if let Some(path) = &a.embeddings {
-        let n = s.load_embeddings(&path.display().to_string(), &read(path)?)?;
+        let n = match &a.embedding_model {
+            Some(model) => embeddings_of_model(&mut s, path, model)?,
+            None => s.load_embeddings(&path.display().to_string(), &read(path)?)?,
+        };
         eprintln!("{}: {n} records got an embedding", path.display());
+    }
+    if let Some(path) = &a.judge_records {
+        let summary = s.load_judge(&path.display().to_string(), &read(path)?)?;
+        eprintln!(
+            "{}: {} verdicts, {} unreadable replies, {} failed calls, {} for records not loaded",
+            path.display(),
+            summary.verdicts,
+            summary.unreadable,
+            summary.failed,
+            summary.unmatched
+        );
+    }
+    if let Some(path) = &a.embed_plan_out {
+        let mut text = String::new();
+        for item in s.embed_items()? {
+            text.push_str(&serde_json::to_string(&item)?);
+            text.push('\n');
+        }
+        std::fs::write(path, text).map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    if let Some(path) = &a.judge_plan_out {
+        write_records(path, &s.judge_cases()?)?;
     }
     for p in &s.dataset().problems {
         eprintln!("{p}");

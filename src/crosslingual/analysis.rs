@@ -14,7 +14,7 @@ use super::lexicon::Lexicon;
 use super::pairs::{self, Family, Paired, Unit};
 use super::review::{self, ReviewItem};
 use crate::formats::Problem;
-use crate::record::Record;
+use crate::record::{Record, Status};
 use crate::stats::mcnemar::{Convention, Method};
 use crate::stats::proportion::{Proportion, Wilson};
 use serde::{Deserialize, Serialize};
@@ -147,7 +147,22 @@ pub struct Ranked {
 pub struct EmbeddingInfo {
     pub with_embedding: usize,
     pub dimension: Option<usize>,
+    /// The embedding models named on the records with a vector (column `embedding_model`).
+    pub models: Vec<String>,
 }
+
+/// A record that got no answer (failed or not yet run): counted and listed, never analysed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unanswered {
+    pub record_id: String,
+    pub language: String,
+    pub model: String,
+    pub status: String,
+    pub error: String,
+}
+
+/// How many unanswered records the report lists (`statuses` counts them all).
+pub const UNANSWERED_SHOWN: usize = 100;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -156,6 +171,10 @@ pub struct Report {
     pub variant: String,
     pub detector: Detector,
     pub records: usize,
+    /// Records per status (ok, refused, error, pending, ...): failed calls are counted here.
+    pub statuses: BTreeMap<String, u64>,
+    /// The first records without an answer, with their errors.
+    pub unanswered: Vec<Unanswered>,
     /// Records the chosen detector judged.
     pub judged: usize,
     pub languages: Vec<String>,
@@ -290,6 +309,30 @@ pub fn analyse(d: &Dataset, s: &Settings) -> Report {
     let selected: Vec<usize> = units.iter().map(|(i, _)| *i).collect();
     let review = review::sample(d, &selected, s);
     let with: Vec<&Vec<f64>> = d.embeddings.iter().flatten().collect();
+    let embedding_models = in_order(
+        d.records
+            .iter()
+            .zip(&d.embeddings)
+            .filter(|(_, e)| e.is_some())
+            .filter_map(|(r, _)| r.extra.get(super::runs::EMBEDDING_MODEL_COLUMN).cloned()),
+    );
+    let mut statuses: BTreeMap<String, u64> = BTreeMap::new();
+    for r in &d.records {
+        *statuses.entry(r.status.as_str().to_string()).or_default() += 1;
+    }
+    let unanswered = d
+        .records
+        .iter()
+        .filter(|r| matches!(r.status, Status::Error | Status::Pending | Status::Skipped))
+        .take(UNANSWERED_SHOWN)
+        .map(|r| Unanswered {
+            record_id: r.record_id.clone(),
+            language: r.language.clone(),
+            model: r.model.clone(),
+            status: r.status.as_str().to_string(),
+            error: r.error.clone(),
+        })
+        .collect();
     let variant = format!(
         "McNemar {} ({} convention)",
         serde_json::to_value(s.method).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
@@ -300,6 +343,8 @@ pub fn analyse(d: &Dataset, s: &Settings) -> Report {
         variant,
         detector: s.detector,
         records: d.records.len(),
+        statuses,
+        unanswered,
         judged: units.len(),
         simulated: d.records.iter().any(|r| r.provider == crate::simulate::PROVIDER),
         languages,
@@ -314,7 +359,11 @@ pub fn analyse(d: &Dataset, s: &Settings) -> Report {
         duplicates: paired.duplicates,
         agreement: detect::agreements(&d.verdicts),
         review,
-        embeddings: EmbeddingInfo { with_embedding: with.len(), dimension: with.first().map(|v| v.len()) },
+        embeddings: EmbeddingInfo {
+            with_embedding: with.len(),
+            dimension: with.first().map(|v| v.len()),
+            models: embedding_models,
+        },
         permanova: None,
         problems: d.problems.clone(),
     }

@@ -8,7 +8,8 @@
 //! BH over the stated family) -> [`review`] (a seeded sample to check the detector by eye) and
 //! [`chart`]. [`session`] holds one open analysis for the page. [`embeddings`] reads uploaded
 //! response embeddings; [`permanova`] tests whether they differ by language (PERMANOVA and
-//! PERMDISP per language pair and topic, over [`analysis::embedding_groups`]).
+//! PERMDISP per language pair and topic, over [`analysis::embedding_groups`]). [`runs`] plans
+//! the calls of a provider run (chat, embeddings, LLM judge) and takes their records back.
 
 pub mod analysis;
 pub mod chart;
@@ -21,6 +22,7 @@ pub mod permanova;
 pub mod plan;
 pub mod questions;
 pub mod review;
+pub mod runs;
 pub mod session;
 pub mod simulate;
 

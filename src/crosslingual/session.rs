@@ -9,6 +9,9 @@ use super::lexicon::Lexicon;
 use super::permanova::{self as perm, Row, Section, Test};
 use super::plan::{self, Case};
 use super::questions::{self, QuestionSet};
+use super::runs;
+
+mod provider;
 use super::simulate::{self, Behaviour};
 use crate::formats::{self, FileFormat, Problem};
 use crate::record::Record;
@@ -44,6 +47,16 @@ pub struct RunRequest {
     pub seed: u64,
     #[serde(default)]
     pub behaviour: Option<Behaviour>,
+}
+
+/// Which cases a provider run asks (empty lists mean all).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CasesRequest {
+    #[serde(default)]
+    pub languages: Vec<String>,
+    #[serde(default)]
+    pub modes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -219,14 +232,25 @@ impl Session {
 
     pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<LoadSummary, SessionError> {
         let loaded = formats::load(name, bytes, None).map_err(|e| SessionError::File(e.to_string()))?;
-        let n = loaded.records.len();
-        let data = Dataset::new(name, loaded.records, &self.lexicon);
+        let mut summary = self.use_records(name, loaded.records).map_err(|e| match e {
+            SessionError::NoRecords { file, .. } => SessionError::NoRecords { file, problems: loaded.errors.clone() },
+            e => e,
+        })?;
+        summary.problems = loaded.errors;
+        summary.warnings = loaded.warnings;
+        Ok(summary)
+    }
+
+    /// Records from a run (the engine's, answered, failed or pending alike) as the data.
+    pub fn use_records(&mut self, name: &str, records: Vec<Record>) -> Result<LoadSummary, SessionError> {
+        let n = records.len();
+        let data = Dataset::new(name, records, &self.lexicon);
         if data.records.is_empty() {
-            return Err(SessionError::NoRecords { file: name.into(), problems: loaded.errors });
+            return Err(SessionError::NoRecords { file: name.into(), problems: vec![] });
         }
         let used = data.records.len();
         self.set_data(data);
-        Ok(LoadSummary { file: name.into(), records: n, used, problems: loaded.errors, warnings: loaded.warnings })
+        Ok(LoadSummary { file: name.into(), records: n, used, problems: vec![], warnings: vec![] })
     }
 
     /// Attaches uploaded embeddings; returns how many records got a vector.
@@ -237,6 +261,13 @@ impl Session {
         let e = embeddings::read(name, bytes).map_err(SessionError::Embeddings)?;
         self.perm_run = None;
         self.permanova = None;
+        // A vector this session attached (from a provider) and the file replaces loses its
+        // model; a record loaded with its own embedding_model column keeps it.
+        for (r, v) in self.data.records.iter_mut().zip(&self.data.embeddings) {
+            if v.is_some() && e.contains_key(runs::embedding_key(r)) {
+                r.extra.remove(runs::EMBEDDING_MODEL_COLUMN);
+            }
+        }
         match self.data.attach(&e) {
             0 => Err(SessionError::Invalid(format!(
                 "{name}: no record_id in the file matches a loaded record (embedding_ref or record_id); nothing attached"

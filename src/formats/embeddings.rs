@@ -65,7 +65,8 @@ impl EmbeddingTable {
             return Err(at(Problem::new(
                 &self.file,
                 format!("expected {} numbers (the dimension of the first vector), found {}", self.dim, v.len()),
-            )));
+            )
+            .in_field("embedding")));
         }
         self.ids.push(id);
         self.values.extend(v);

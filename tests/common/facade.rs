@@ -25,6 +25,7 @@ macro_rules! all_facade_tests {
             permanova_gives_the_native_bits,
             permanova_refuses_bad_input_without_trapping,
             crosslingual_session_refuses_garbage_and_runs,
+            crosslingual_provider_run_contract,
         );
     };
 }
@@ -425,4 +426,60 @@ pub fn crosslingual_session_refuses_garbage_and_runs() {
     let report = Reflect::get(&x.view().unwrap(), &"report".into()).unwrap();
     let rows = Reflect::get(&Reflect::get(&report, &"permanova".into()).unwrap(), &"rows".into()).unwrap();
     assert_eq!(Array::from(&rows).length(), 18);
+}
+
+/// The page's side of a provider run: cases out, records back (failed ones counted), texts to
+/// embed out, vectors back with their model, judge cases out, replies back as verdicts.
+pub fn crosslingual_provider_run_contract() {
+    let mut x = XlingSession::new();
+    assert!(x.run_cases(Object::new().into()).is_err(), "no question set yet");
+    assert!(x.embed_items().is_err() && x.judge_cases().is_err(), "no records yet");
+    x.use_builtin().unwrap();
+    for g in garbage() {
+        assert!(x.run_cases(g.clone()).is_err(), "run_cases accepted {g:?}");
+        assert!(x.add_embeddings(g.clone()).is_err(), "add_embeddings accepted {g:?}");
+    }
+    let request = Object::new();
+    Reflect::set(&request, &"languages".into(), &Array::of2(&"en".into(), &"hi".into())).unwrap();
+    Reflect::set(&request, &"modes".into(), &Array::of1(&"answer".into())).unwrap();
+    let cases = Array::from(&x.run_cases(request.into()).unwrap());
+    assert_eq!(cases.length(), 340, "170 questions x 2 languages x 1 mode");
+    let first = cases.get(0);
+    assert_eq!(Reflect::get(&first, &"status".into()).unwrap().as_string().as_deref(), Some("pending"));
+    assert!(Reflect::get(&first, &"question_id".into()).unwrap().as_string().is_some_and(|q| !q.is_empty()));
+
+    let records = concat!(
+        r#"{"record_id":"r1","method":"crosslingual","question_id":"q1","language":"en","prompt":"P","response":"Sure.","status":"ok"}"#,
+        "\n",
+        r#"{"record_id":"r2","method":"crosslingual","question_id":"q1","language":"hi","prompt":"P","response":"","status":"error","error":"HTTP 500"}"#,
+        "\n"
+    );
+    x.load_records("run.jsonl", records.as_bytes()).unwrap();
+    let report = Reflect::get(&x.view().unwrap(), &"report".into()).unwrap();
+    let statuses = Reflect::get(&report, &"statuses".into()).unwrap();
+    assert_eq!(Reflect::get(&statuses, &"error".into()).unwrap().as_f64(), Some(1.0));
+    assert_eq!(Array::from(&Reflect::get(&report, &"unanswered".into()).unwrap()).length(), 1);
+
+    let items = Array::from(&x.embed_items().unwrap());
+    assert_eq!(items.length(), 1, "the failed call has nothing to embed");
+    let batch = |model: &str, id: &str, v: &[f64]| {
+        let b = Object::new();
+        Reflect::set(&b, &"model".into(), &model.into()).unwrap();
+        Reflect::set(&b, &"ids".into(), &Array::of1(&id.into())).unwrap();
+        let vector: Array = v.iter().map(|&f| JsValue::from_f64(f)).collect();
+        Reflect::set(&b, &"vectors".into(), &Array::of1(&vector)).unwrap();
+        JsValue::from(b)
+    };
+    assert!(x.add_embeddings(batch("m", "nobody", &[1.0, 2.0])).is_err());
+    assert!(x.add_embeddings(batch("m", "r1", &[])).is_err());
+    assert_eq!(x.add_embeddings(batch("m", "r1", &[1.0, 2.0])).unwrap(), 1);
+    assert!(message(&x.add_embeddings(batch("other", "r1", &[1.0, 2.0])).unwrap_err()).contains("other"));
+    assert!(x.export("csv").unwrap().contains("embedding_model"));
+
+    let judge = Array::from(&x.judge_cases().unwrap());
+    assert_eq!(judge.length(), 1);
+    let reply = r#"{"method":"crosslingual-judge","case_id":"judge:r1","model":"j","response":"ANSWER","status":"ok","judged_record_id":"r1"}"#;
+    let summary = x.load_judge("judge.jsonl", reply.as_bytes()).unwrap();
+    assert_eq!(Reflect::get(&summary, &"verdicts".into()).unwrap().as_f64(), Some(1.0));
+    assert!(x.load_judge("judge.jsonl", b"\xff").is_err());
 }

@@ -139,6 +139,15 @@ test("the simulated run shows the CLI's numbers and finds the language effect", 
   await expect(page.locator("#xl-review tbody tr").first().locator("td").last()).toContainText("label: refusal");
   await page.getByLabel(/Response embeddings/).setInputFiles(path.join(dir, "embeddings.jsonl"));
   await expect(page.locator("#xl-upload-result")).toContainText(`${6 * 6 * SAMPLES} records got an embedding`);
+  // A provider run's record file: the failed call is counted and shown, not dropped.
+  const run = [
+    { record_id: "r1", method: "crosslingual", question_id: "q1", language: "en", prompt: "P", response: "Sure.", status: "ok" },
+    { record_id: "r2", method: "crosslingual", question_id: "q1", language: "hi", prompt: "P", response: "", status: "error",
+      error: "HTTP 500: internal server error" },
+  ].map((r) => JSON.stringify(r)).join("\n");
+  await page.getByLabel("Record file (CSV, JSONL, JSON)").setInputFiles({ name: "run.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(run) });
+  await expect(page.locator("#xl-summary")).toContainText("1 of 2 responses judged");
+  await expect(page.locator("#xl-summary")).toContainText("1 error; e.g. r2: HTTP 500: internal server error");
   expect(errors).toEqual([]);
 });
 

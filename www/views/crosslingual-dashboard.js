@@ -52,6 +52,16 @@ function rateGrid(table, rates, field, languages, label) {
     }))));
 }
 
+/** Failed and pending calls are counted, never silently dropped. */
+function unansweredText(report) {
+  const st = report.statuses ?? {};
+  const missing = ["error", "pending", "skipped"].filter((k) => st[k]).map((k) => `${st[k]} ${k}`);
+  if (!missing.length) return "";
+  const first = report.unanswered.find((u) => u.error);
+  return ` Records without an answer (left out of the rates): ${missing.join(", ")}` +
+    `${first ? `; e.g. ${first.record_id}: ${first.error}` : ""}.`;
+}
+
 export function createXlingDashboard() {
   let report = null;
 
@@ -116,7 +126,7 @@ export function createXlingDashboard() {
     const sim = report.simulated ? " Includes a SIMULATED model." : "";
     $("xl-summary").textContent = `${report.judged} of ${report.records} responses judged by the ${report.detector} detector, ` +
       `${plural(report.languages.length, "language")}, ${plural(report.topics.length, "topic")}, ` +
-      `${plural(report.models.length, "model")}, modes ${report.modes.join(", ")}.${sim}`;
+      `${plural(report.models.length, "model")}, modes ${report.modes.join(", ")}.${sim}${unansweredText(report)}`;
     setSvg($("xl-rates-chart"), view.rates_svg, `Refusal rate per language: ${report.rates_by_language
       .map((r) => `${r.language} ${r.interval ? percent(r.interval.rate) : "no data"}`).join(", ")}`);
     $("xl-rates").querySelector("tbody").replaceChildren(...report.ranking.map((k) => {
@@ -153,7 +163,8 @@ export function createXlingDashboard() {
 
     const e = report.embeddings;
     $("xl-embeddings-info").textContent = e.with_embedding
-      ? `${e.with_embedding} responses have an embedding (dimension ${e.dimension}).`
+      ? `${e.with_embedding} responses have an embedding (dimension ${e.dimension}` +
+        `${e.models?.length ? `, model ${e.models.join(", ")}` : ""}).`
       : "No response embeddings loaded.";
     $("xl-perm-run").disabled = !e.with_embedding;
     renderPermanova(report.permanova);

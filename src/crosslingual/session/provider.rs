@@ -1,0 +1,80 @@
+//! The session's side of runs through providers (see [`crate::crosslingual::runs`]): the chat
+//! cases out, the responses to embed out and their vectors back, the judge's cases out and
+//! its replies back. Records of a run come back through [`Session::use_records`] or
+//! [`Session::load_records`].
+
+use super::{CasesRequest, MAX_CALLS, Session, SessionError};
+use crate::crosslingual::{plan, runs};
+use crate::formats;
+use crate::record::Record;
+
+impl Session {
+    /// The chat cases of a provider run over the question set (see [`runs::chat_cases`]).
+    pub fn run_cases(&self, r: &CasesRequest) -> Result<Vec<Record>, SessionError> {
+        let (_, set) = self.set.as_ref().ok_or(SessionError::NoQuestions)?;
+        let cases = plan::plan(set, &r.languages, &r.modes)?;
+        if cases.len() > MAX_CALLS {
+            return Err(SessionError::Invalid(format!("{} cases planned; at most {MAX_CALLS}", cases.len())));
+        }
+        Ok(runs::chat_cases(&cases))
+    }
+
+    /// The responses to embed: (id, text), those without a vector yet.
+    pub fn embed_items(&self) -> Result<Vec<runs::EmbedItem>, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        runs::embed_items(&self.data).map_err(SessionError::Invalid)
+    }
+
+    /// Vectors from an embedding run; returns how many records got one.
+    pub fn add_embeddings(&mut self, batch: &runs::EmbeddingBatch) -> Result<usize, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let n = runs::attach_batch(&mut self.data, batch).map_err(SessionError::Invalid)?;
+        self.perm_run = None;
+        self.permanova = None;
+        Ok(n)
+    }
+
+    /// Drops every vector (to embed again with another model).
+    pub fn clear_embeddings(&mut self) {
+        for (r, e) in self.data.records.iter_mut().zip(self.data.embeddings.iter_mut()) {
+            *e = None;
+            r.extra.remove(runs::EMBEDDING_MODEL_COLUMN);
+        }
+        self.perm_run = None;
+        self.permanova = None;
+    }
+
+    /// The LLM judge's calls, one per answered response.
+    pub fn judge_cases(&self) -> Result<Vec<Record>, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        Ok(runs::judge_cases(&self.data))
+    }
+
+    /// A judge run's records: each reply becomes its record's judge verdict.
+    pub fn apply_judge(&mut self, name: &str, records: &[Record]) -> Result<runs::JudgeSummary, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let s = runs::apply_judge(&mut self.data, name, records, &self.lexicon);
+        if s.judge_records == 0 {
+            return Err(SessionError::Invalid(format!(
+                "{name}: no judge record (method {}, column {}) in it",
+                runs::JUDGE_METHOD,
+                runs::JUDGED_COLUMN
+            )));
+        }
+        Ok(s)
+    }
+
+    /// A judge run's record file (CSV, JSONL or JSON).
+    pub fn load_judge(&mut self, name: &str, bytes: &[u8]) -> Result<runs::JudgeSummary, SessionError> {
+        let loaded = formats::load(name, bytes, None).map_err(|e| SessionError::File(e.to_string()))?;
+        self.apply_judge(name, &loaded.records)
+    }
+}
