@@ -436,3 +436,48 @@ fn batch_export_and_import_round_trip_through_the_mocks_answers() {
     assert_eq!((s["answered"].as_u64(), s["missing"].as_array().unwrap().len()), (Some(6), 0), "{s}");
     assert!(records(&out).iter().all(|r| r.provider == "anthropic" && ["A", "B", "C"].contains(&r.response.as_str())));
 }
+
+/// Embedding runs: texts in batches through /v1/embeddings, vectors appended as they come,
+/// readable by the embedding loader, and a second run sends nothing.
+#[test]
+fn an_embedding_run_writes_every_vector_once() {
+    let Some(mock) = Mock::start(&["--fault-rate", "0.1", "--seed", "5"]) else { return };
+    let dir = setup("embed", &mock, 1, json!({"models": ["mock-embed"], "concurrency": 4}), json!({}));
+    let mut texts = String::new();
+    for i in 0..25 {
+        texts.push_str(&json!({"id": format!("r{i}"), "text": format!("Answer number {i}.")}).to_string());
+        texts.push('\n');
+    }
+    std::fs::write(dir.join("texts.jsonl"), texts).unwrap();
+    let out = dir.join("calls.csv");
+    let vectors = dir.join("vectors.jsonl");
+    let (spec, texts) = (dir.join("spec.json"), dir.join("texts.jsonl"));
+    let args = [
+        "run",
+        "--scenario",
+        arg(&spec),
+        "--out",
+        arg(&out),
+        "--embed",
+        arg(&texts),
+        "--batch-size",
+        "10",
+        "--embeddings-out",
+        arg(&vectors),
+    ];
+    let (code, stdout, stderr) = evenhand(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let s = summary(&stdout);
+    assert_eq!((s["total"].as_u64(), s["answered"].as_u64()), (Some(3), Some(3)), "25 texts in calls of 10: {s}");
+    let table =
+        evenhand::formats::embeddings::read_embeddings("vectors.jsonl", &std::fs::read(&vectors).unwrap()).unwrap();
+    assert_eq!(table.ids.len(), 25);
+    assert!(table.dim > 0);
+    assert!(std::fs::read_to_string(&vectors).unwrap().contains("\"model\":\"mock-embed\""));
+    let sent = mock.stats()["routes"].to_string();
+    mock.reset();
+    let (code, stdout, _) = evenhand(&args);
+    assert_eq!((code, summary(&stdout)["settled_now"].as_u64()), (0, Some(0)), "resumed from the journal");
+    assert_eq!(mock.stats()["total"], 0, "nothing sent again (first run: {sent})");
+    assert_eq!(std::fs::read_to_string(&vectors).unwrap().lines().count(), 25);
+}

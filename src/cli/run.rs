@@ -50,6 +50,86 @@ pub struct Args {
     /// Send again the calls the journal holds as failed.
     #[arg(long)]
     pub retry_failed: bool,
+    /// Embed texts instead of chatting: a JSONL file of {"id", "text"} lines (as
+    /// `evenhand crosslingual --embed-plan-out` writes); the spec's models are embedding models.
+    #[arg(long)]
+    pub embed: Option<PathBuf>,
+    /// Texts per embedding call.
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
+    /// Where the vectors go, one {"id", "embedding"} line each, appended as they arrive
+    /// (default: OUT.embeddings.jsonl).
+    #[arg(long)]
+    pub embeddings_out: Option<PathBuf>,
+}
+
+/// The spec and an embedding texts file as a plan of embedding calls.
+fn load_embed_plan(scenario: &Path, texts: &Path, batch: usize) -> Result<Plan, Failure> {
+    let spec_name = scenario.display().to_string();
+    let text = String::from_utf8(read(scenario)?).map_err(|e| Failure(format!("{spec_name}: not UTF-8: {e}")))?;
+    let spec = RunSpec::from_json(&text).map_err(|e| Failure(format!("{spec_name}: {e}")))?;
+    let name = texts.display().to_string();
+    let body = String::from_utf8(read(texts)?).map_err(|e| Failure(format!("{name}: not UTF-8: {e}")))?;
+    #[derive(serde::Deserialize)]
+    struct Item {
+        id: String,
+        text: String,
+    }
+    let mut items = vec![];
+    for (n, line) in body.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let item: Item = serde_json::from_str(line)
+            .map_err(|e| Failure(format!("{name}:{}: expected {{\"id\": \"...\", \"text\": \"...\"}}: {e}", n + 1)))?;
+        if item.id.contains(char::is_whitespace) {
+            return Err(Failure(format!("{name}:{}: id {:?}: expected no spaces", n + 1, item.id)));
+        }
+        items.push((item.id, item.text));
+    }
+    Plan::embed(spec, &items, batch).map_err(|e| Failure(format!("{spec_name}: {e}")))
+}
+
+/// The vectors file: appended as answers arrive; ids already in it are not written twice
+/// (a call re-sent after a crash between the two writes).
+struct VectorSink {
+    name: String,
+    file: std::fs::File,
+    seen: std::collections::HashSet<String>,
+}
+
+impl VectorSink {
+    fn open(path: &Path, fresh: bool) -> Result<VectorSink, Failure> {
+        let name = path.display().to_string();
+        let mut seen = std::collections::HashSet::new();
+        if fresh {
+            let _ = std::fs::remove_file(path);
+        } else if path.exists() {
+            for line in String::from_utf8_lossy(&read(path)?).lines() {
+                if let Some(id) = serde_json::from_str::<serde_json::Value>(line)
+                    .ok()
+                    .and_then(|v| v["id"].as_str().map(str::to_string))
+                {
+                    seen.insert(id);
+                }
+            }
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| Failure(format!("{name}: cannot open for writing: {e}")))?;
+        Ok(VectorSink { name, file, seen })
+    }
+
+    /// The call's record lists its texts' ids, space-separated, in input order.
+    fn write(&mut self, record: &Record, vectors: &[Vec<f64>]) -> Result<(), String> {
+        let mut text = String::new();
+        for (id, v) in record.prompt.split(' ').zip(vectors) {
+            if self.seen.insert(id.to_string()) {
+                text.push_str(&serde_json::json!({"id": id, "embedding": v, "model": record.model}).to_string());
+                text.push('\n');
+            }
+        }
+        self.file.write_all(text.as_bytes()).map_err(|e| format!("{}: cannot append: {e}", self.name))
+    }
 }
 
 /// The spec and its cases as a plan. Shared with `evenhand batch`.
@@ -131,7 +211,10 @@ struct Summary {
 }
 
 pub fn run(a: Args) -> Result<ExitCode, Failure> {
-    let plan = load_plan(&a.scenario, a.cases.as_deref())?;
+    let plan = match &a.embed {
+        Some(texts) => load_embed_plan(&a.scenario, texts, a.batch_size)?,
+        None => load_plan(&a.scenario, a.cases.as_deref())?,
+    };
     let estimate = plan.estimate();
     if a.dry_run {
         print_json(&estimate)?;
@@ -174,6 +257,17 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
     if a.retry_failed {
         engine.retry_failed();
     }
+    let mut vectors = match &a.embed {
+        Some(_) => {
+            let path = a.embeddings_out.clone().unwrap_or_else(|| {
+                let mut name = a.out.file_name().unwrap_or_default().to_os_string();
+                name.push(".embeddings.jsonl");
+                a.out.with_file_name(name)
+            });
+            Some(VectorSink::open(&path, a.fresh)?)
+        }
+        None => None,
+    };
     let mut journal = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -232,14 +326,23 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         };
         // Take every result already waiting before asking the engine for more work.
         while let Some((call, attempt, result)) = first.take().or_else(|| done_rx.try_recv().ok()) {
-            let record = match engine.complete(call, attempt, result, now()) {
-                Completion::Answered { record, .. } | Completion::Failed { record } => record,
+            let (record, embeddings) = match engine.complete(call, attempt, result, now()) {
+                Completion::Answered { record, embeddings } => (record, embeddings),
+                Completion::Failed { record } => (record, None),
                 Completion::Retrying { .. } | Completion::Ignored => continue,
             };
             settled_now += 1;
-            if let Err(e) = journal.write_all(journal::line(&record).as_bytes()) {
+            // Vectors first: a journaled call must have its vectors on disk.
+            let stored = match (&mut vectors, embeddings) {
+                (Some(sink), Some(v)) => sink.write(&record, &v),
+                _ => Ok(()),
+            };
+            let stored = stored.and_then(|()| {
+                journal.write_all(journal::line(&record).as_bytes()).map_err(|e| format!("{jname}: cannot append: {e}"))
+            });
+            if let Err(e) = stored {
                 // Without a journal the run could pay twice later: stop sending, keep what we have.
-                journal_error = Some(format!("{jname}: cannot append: {e}"));
+                journal_error = Some(e);
                 engine.cancel(now());
             }
         }
