@@ -651,3 +651,79 @@ impl Workspace {
         to_js(&Out { report: imported.report, load })
     }
 }
+
+// ---- LangBiTe-style requirements: oracles, statistics and reports over a run's records. ----
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LangbiteQuery {
+    /// Upstream's verdicts only (LangBiTe compatibility mode).
+    #[serde(default)]
+    compat: bool,
+    #[serde(default = "one_u64")]
+    seed: u64,
+    #[serde(default = "default_confidence")]
+    confidence: f64,
+    /// Return every export file (LangBiTe's three CSVs and ours) with the summary.
+    #[serde(default)]
+    files: bool,
+    /// LangBiTe's file-name timestamp, YYYYmmddHHMMSS (the page passes the current time).
+    #[serde(default)]
+    timestamp: String,
+}
+
+fn one_u64() -> u64 {
+    1
+}
+fn default_confidence() -> f64 {
+    0.95
+}
+
+/// Judges a run's records against a LangBiTe scenario: template verdicts, group statistics,
+/// community tests and, with `files`, every export as [name, text] pairs.
+#[wasm_bindgen]
+pub fn langbite_evaluate(
+    scenario: &str,
+    records_name: &str,
+    records_bytes: &[u8],
+    query: JsValue,
+) -> Result<JsValue, JsValue> {
+    use crate::langbite::summary::{self, Mode};
+    let q: LangbiteQuery = from_js("evaluation settings", query)?;
+    if !(q.confidence > 0.0 && q.confidence < 1.0) {
+        return Err(fail("settings", "confidence: expected a number between 0 and 1", &q.confidence));
+    }
+    let parsed =
+        crate::langbite::scenario::parse("scenario", scenario).map_err(|e| fail("scenario", &e.to_string(), &()))?;
+    let loaded = crate::formats::load(records_name, records_bytes, None).map_err(failed)?;
+    let mode = if q.compat { Mode::Langbite } else { Mode::Default };
+    let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, q.seed, q.confidence);
+    let files = if q.files {
+        let provenance = serde_json::json!({"records": {"file": records_name, "unreadable_rows": loaded.errors.len()}});
+        summary::files(&s, &loaded.records, &q.timestamp, &provenance)
+    } else {
+        vec![]
+    };
+    #[derive(Serialize)]
+    struct Out<'a> {
+        records: usize,
+        unreadable_rows: usize,
+        templates: [usize; 3],
+        global: &'a [crate::langbite::evaluate::GlobalRow],
+        groups: &'a [crate::langbite::outcome::GroupStats],
+        communities: &'a Option<crate::langbite::community::Communities>,
+        problems: &'a [crate::formats::Problem],
+        files: Vec<(String, String)>,
+    }
+    let count = |v: &str| s.templates.iter().filter(|t| t.verdict.as_str() == v).count();
+    to_js(&Out {
+        records: loaded.records.len(),
+        unreadable_rows: loaded.errors.len(),
+        templates: [count("Passed"), count("Failed"), count("Error")],
+        global: &s.global,
+        groups: &s.groups,
+        communities: &s.communities,
+        problems: &s.problems,
+        files,
+    })
+}
