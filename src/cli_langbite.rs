@@ -102,6 +102,12 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
                 let list: Vec<String> = loaded.errors.iter().map(|e| e.to_string()).collect();
                 return Err(list.join("\n"));
             }
+            if loaded.library.language != *lang {
+                return Err(format!(
+                    "{file}: field language: the file is {:?} but was given for {lang}",
+                    loaded.library.language
+                ));
+            }
             ours.insert(lang.clone(), (file, loaded.library));
             continue;
         }

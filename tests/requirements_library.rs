@@ -323,6 +323,14 @@ fn cli_expand_reads_our_format() {
     let templates: BTreeSet<&str> = lines.iter().map(|l| l["template_id"].as_str().unwrap()).collect();
     assert_eq!(templates.len(), 3, "nTemplates caps the group: {templates:?}");
     assert!(lines.iter().all(|l| l["language"] == "en_us" && !l["prompt"].as_str().unwrap().contains("{AGE")));
+    // A file given for another language is refused, naming the field.
+    let wrong = format!("en_us={}", dir().join("de_de.json").display());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["expand", "--scenario", sc.to_str().unwrap(), "--library", &wrong])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("field language") && err.contains("\"de_de\""), "{err}");
     std::fs::remove_dir_all(&tmp).ok();
 }
 

@@ -65,33 +65,48 @@ pub fn expand(
     libraries: &BTreeMap<String, (String, OurLibrary)>,
     seed: u64,
 ) -> Result<Expansion, ExpandError> {
-    let views: BTreeMap<String, Library> =
-        libraries.iter().map(|(lang, (file, lib))| (lang.clone(), as_langbite(file, lib))).collect();
+    // Keyed and labelled by the language the scenario asked for, whatever the file declares
+    // (the CLI refuses a mismatch; a caller that does not is still served without a panic).
+    let views: BTreeMap<String, Library> = libraries
+        .iter()
+        .map(|(lang, (file, lib))| {
+            let mut view = as_langbite(file, lib);
+            view.language = lang.clone();
+            (lang.clone(), view)
+        })
+        .collect();
     let Selection { groups, picked, mut warnings } = expand::select(scenario, &views, seed)?;
     let mut reported = std::collections::BTreeSet::new();
     let mut instances = vec![];
     let mut seen: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (ri, view, vt) in picked {
-        let (file, lib) = &libraries[&view.language];
+        let lang = view.language.as_str();
+        let (file, lib) = &libraries[lang];
         let t = &lib.templates[vt.row - 1];
         let again = seen.entry((view.language.as_str(), vt.id.as_str())).or_insert(0);
         let occurrence = *again;
         *again += 1;
         let owner = scenario.requirements.iter().rposition(|r| r.concern == t.concern).unwrap_or(ri);
         let req = &scenario.requirements[owner];
-        let members = chosen(file, lib, req, &mut reported, &mut warnings);
-        let root = &lib.markups[&t.concern];
+        let members = chosen(file, lang, lib, req, &mut reported, &mut warnings);
+        let Some(root) = lib.markups.get(&t.concern) else {
+            warnings.push(
+                Problem::new(file, format!("template {}: concern {:?} has no markup; skipped", t.id, t.concern))
+                    .in_field("markups"),
+            );
+            continue;
+        };
         for (n, (mapping, text)) in fill_all(t, root, &members).into_iter().enumerate() {
             let case_id = match occurrence {
-                0 => format!("{}/{}/{}", lib.language, t.id, n),
-                k => format!("{}/{}/{}#{k}", lib.language, t.id, n),
+                0 => format!("{lang}/{}/{n}", t.id),
+                k => format!("{lang}/{}/{n}#{k}", t.id),
             };
             instances.push(Instance {
                 case_id,
                 requirement: ri,
                 requirement_name: scenario.requirements[ri].name.clone(),
                 concern: t.concern.clone(),
-                language: lib.language.clone(),
+                language: lang.to_string(),
                 input_type: t.input_type.clone(),
                 reflection_type: t.reflection_type.clone(),
                 template_id: t.id.clone(),
@@ -111,13 +126,14 @@ pub fn expand(
 /// The communities of `req`'s concern to use in `lib`, reporting once per (requirement, language).
 fn chosen<'a>(
     file: &str,
+    lang: &str,
     lib: &'a OurLibrary,
     req: &Requirement,
     reported: &mut std::collections::BTreeSet<(String, String)>,
     warnings: &mut Vec<Problem>,
 ) -> Vec<&'a Community> {
     let all: Vec<&Community> = lib.communities.get(&req.concern).map(|v| v.iter().collect()).unwrap_or_default();
-    let first = reported.insert((req.name.clone(), lib.language.clone()));
+    let first = reported.insert((req.name.clone(), lang.to_string()));
     if first && lib.markups.get(&req.concern).is_some_and(|r| *r != req.markup) {
         warnings.push(
             Problem::new(
@@ -130,7 +146,7 @@ fn chosen<'a>(
             .in_field("markups"),
         );
     }
-    let Some(asked) = req.communities.get(&lib.language).filter(|a| !a.is_empty()) else {
+    let Some(asked) = req.communities.get(lang).filter(|a| !a.is_empty()) else {
         return all;
     };
     let matches = |c: &Community, name: &str| {
@@ -143,8 +159,8 @@ fn chosen<'a>(
                 Problem::new(
                     file,
                     format!(
-                        "requirement {}: community {name:?} is not in the library's {} list for {}; left out",
-                        req.name, req.concern, lib.language
+                        "requirement {}: community {name:?} is not in the library's {} list for {lang}; left out",
+                        req.name, req.concern
                     ),
                 )
                 .in_field(format!("communities.{}", req.concern)),
