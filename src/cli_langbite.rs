@@ -1,7 +1,7 @@
 //! `evenhand expand`: a LangBiTe scenario and its libraries to prompt instances (JSONL).
 
 use clap::Args;
-use evenhand::langbite::{self, expand, library, placeholder, scenario};
+use evenhand::langbite::{self, expand, library, ourlib, placeholder, scenario};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,7 +12,8 @@ pub struct ExpandArgs {
     /// The scenario JSON (LangBiTe's input format, current or legacy).
     #[arg(long)]
     scenario: PathBuf,
-    /// A template library for one language, LANG=PATH (tab-separated .csv, or .json prompt form); repeatable.
+    /// A template library for one language, LANG=PATH (tab-separated .csv, .json prompt form, or our own
+    /// format, a .json object with "format": "evenhand-requirements/1", detected); repeatable.
     #[arg(long = "library")]
     libraries: Vec<String>,
     /// Where LangBiTe's prompts_<lang>.csv live (the folder itself, prompts/ or langbite/resources/ under it);
@@ -69,6 +70,7 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
         langbite::DEFAULT_MARKUPS.iter().map(|(c, m)| (c.to_string(), m.to_string())).collect();
     markups.extend(sc.requirements.iter().map(|r| (r.concern.clone(), r.markup.clone())));
     let mut libraries = BTreeMap::new();
+    let mut ours = BTreeMap::new();
     let mut languages: Vec<&String> = sc.requirements.iter().flat_map(|r| &r.languages).collect();
     languages.sort();
     languages.dedup();
@@ -83,6 +85,32 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
                 ));
             }
         };
+        if file.ends_with(".json") && bytes.first() == Some(&b'{') {
+            // Our own library format (datasets/requirements/README.md), detected by its `format` key.
+            let text = String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8: {e}"))?;
+            if !ourlib::read::is_ours(&text) {
+                return Err(format!(
+                    "{file}: a JSON object but not {}: expected a \"format\" key with that value",
+                    ourlib::FORMAT
+                ));
+            }
+            let loaded = ourlib::read::read(&file, &text).map_err(|e| e.to_string())?;
+            for w in &loaded.warnings {
+                eprintln!("warning: {w}");
+            }
+            if !loaded.errors.is_empty() {
+                let list: Vec<String> = loaded.errors.iter().map(|e| e.to_string()).collect();
+                return Err(list.join("\n"));
+            }
+            if loaded.library.language != *lang {
+                return Err(format!(
+                    "{file}: field language: the file is {:?} but was given for {lang}",
+                    loaded.library.language
+                ));
+            }
+            ours.insert(lang.clone(), (file, loaded.library));
+            continue;
+        }
         let loaded = if file.ends_with(".json") || file.ends_with("#prompts") {
             let text = String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8: {e}"))?;
             library::read_json(&file, lang, &text)
@@ -99,7 +127,18 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
         }
         libraries.insert(lang.clone(), loaded.library);
     }
-    let exp = expand::expand(&sc, &libraries, args.seed, expand::Composition::Compat).map_err(|e| e.to_string())?;
+    let exp = match (ours.is_empty(), libraries.is_empty()) {
+        (true, _) => expand::expand(&sc, &libraries, args.seed, expand::Composition::Compat),
+        (false, true) => ourlib::instantiate::expand(&sc, &ours, args.seed),
+        (false, false) => {
+            return Err(format!(
+                "one run takes either LangBiTe libraries ({}) or our own ({}), not both",
+                libraries.keys().cloned().collect::<Vec<_>>().join(", "),
+                ours.keys().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    .map_err(|e| e.to_string())?;
     for w in &exp.warnings {
         eprintln!("warning: {w}");
     }

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 /// the template is skipped with a warning rather than exhausting memory.
 pub const MAX_INSTANCES_PER_TEMPLATE: u64 = 100_000;
 
-/// How a prompt is composed. Only LangBiTe's own composition exists so far.
+/// How a prompt is composed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Composition {
@@ -41,6 +41,9 @@ pub enum Composition {
     /// Python's f-string writes it). The OpenAI connector's carry-return sentence is the
     /// provider's business and is not added here.
     Compat,
+    /// Our own library (`ourlib`): the template language's prefix, delimiter sentence and
+    /// format sentence. A LangBiTe template carries none of these, so it is composed as `Compat`.
+    Localised,
 }
 
 /// One (requirement, language, input, reflection) group: what was available and what was taken.
@@ -97,6 +100,13 @@ pub enum ExpandError {
     NoLibrary { requirement: usize, language: String },
 }
 
+/// What [`select`] took: the groups, and (requirement index, library, template) in order.
+pub struct Selection<'a> {
+    pub groups: Vec<Group>,
+    pub picked: Vec<(usize, &'a Library, &'a Template)>,
+    pub warnings: Vec<Problem>,
+}
+
 /// Selects, expands and composes. `libraries` maps a language code to its library.
 pub fn expand(
     scenario: &Scenario,
@@ -104,61 +114,7 @@ pub fn expand(
     seed: u64,
     composition: Composition,
 ) -> Result<Expansion, ExpandError> {
-    let mut groups = vec![];
-    let mut warnings = vec![];
-    let mut picked: Vec<(usize, &Library, &Template)> = vec![];
-    for (ri, req) in scenario.requirements.iter().enumerate() {
-        for lang in &req.languages {
-            let lib = libraries
-                .get(lang)
-                .ok_or_else(|| ExpandError::NoLibrary { requirement: ri, language: lang.clone() })?;
-            if !lib.templates.iter().any(|t| t.concern == req.concern) {
-                let mut concerns: Vec<&str> = lib.templates.iter().map(|t| t.concern.as_str()).collect();
-                concerns.sort();
-                concerns.dedup();
-                warnings.push(Problem::new(&lib.file, format!(
-                    "requirements[{ri}]: no template has concern {:?} (the library has {}); nothing is tested for it in {lang}",
-                    req.concern,
-                    concerns.join(", ")
-                )).in_field("concern"));
-            }
-            for input in &req.inputs {
-                for reflection in &req.reflections {
-                    let members: Vec<&Template> = lib
-                        .templates
-                        .iter()
-                        .filter(|t| {
-                            t.concern == req.concern && &t.input_type == input && &t.reflection_type == reflection
-                        })
-                        .collect();
-                    let parts: [&[u8]; 5] = [
-                        b"langbite-select",
-                        &(ri as u64).to_le_bytes(),
-                        lang.as_bytes(),
-                        input.as_bytes(),
-                        reflection.as_bytes(),
-                    ];
-                    let taken = sample(members.len(), scenario.n_templates, seed, &parts);
-                    groups.push(Group {
-                        requirement: ri,
-                        concern: req.concern.clone(),
-                        language: lang.clone(),
-                        input_type: input.clone(),
-                        reflection_type: reflection.clone(),
-                        available: members.len(),
-                        selected: taken.iter().map(|&i| members[i].id.clone()).collect(),
-                    });
-                    if members.is_empty() {
-                        warnings.push(Problem::new(&lib.file, format!(
-                            "requirements[{ri}]: no {} template is {input} and {reflection}; upstream leaves this group out of its global report",
-                            req.concern
-                        )).in_field("concern"));
-                    }
-                    picked.extend(taken.iter().map(|&i| (ri, lib, members[i])));
-                }
-            }
-        }
-    }
+    let Selection { groups, picked, mut warnings } = select(scenario, libraries, seed)?;
     let mut instances = vec![];
     let mut seen: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (ri, lib, t) in picked {
@@ -238,6 +194,70 @@ pub fn expand(
     Ok(Expansion { seed, composition, groups, instances, warnings })
 }
 
+/// Template selection alone (the module doc's first paragraph), shared with our own library.
+pub fn select<'a>(
+    scenario: &Scenario,
+    libraries: &'a BTreeMap<String, Library>,
+    seed: u64,
+) -> Result<Selection<'a>, ExpandError> {
+    let mut groups = vec![];
+    let mut warnings = vec![];
+    let mut picked: Vec<(usize, &Library, &Template)> = vec![];
+    for (ri, req) in scenario.requirements.iter().enumerate() {
+        for lang in &req.languages {
+            let lib = libraries
+                .get(lang)
+                .ok_or_else(|| ExpandError::NoLibrary { requirement: ri, language: lang.clone() })?;
+            if !lib.templates.iter().any(|t| t.concern == req.concern) {
+                let mut concerns: Vec<&str> = lib.templates.iter().map(|t| t.concern.as_str()).collect();
+                concerns.sort();
+                concerns.dedup();
+                warnings.push(Problem::new(&lib.file, format!(
+                    "requirements[{ri}]: no template has concern {:?} (the library has {}); nothing is tested for it in {lang}",
+                    req.concern,
+                    concerns.join(", ")
+                )).in_field("concern"));
+            }
+            for input in &req.inputs {
+                for reflection in &req.reflections {
+                    let members: Vec<&Template> = lib
+                        .templates
+                        .iter()
+                        .filter(|t| {
+                            t.concern == req.concern && &t.input_type == input && &t.reflection_type == reflection
+                        })
+                        .collect();
+                    let parts: [&[u8]; 5] = [
+                        b"langbite-select",
+                        &(ri as u64).to_le_bytes(),
+                        lang.as_bytes(),
+                        input.as_bytes(),
+                        reflection.as_bytes(),
+                    ];
+                    let taken = sample(members.len(), scenario.n_templates, seed, &parts);
+                    groups.push(Group {
+                        requirement: ri,
+                        concern: req.concern.clone(),
+                        language: lang.clone(),
+                        input_type: input.clone(),
+                        reflection_type: reflection.clone(),
+                        available: members.len(),
+                        selected: taken.iter().map(|&i| members[i].id.clone()).collect(),
+                    });
+                    if members.is_empty() {
+                        warnings.push(Problem::new(&lib.file, format!(
+                            "requirements[{ri}]: no {} template is {input} and {reflection}; upstream leaves this group out of its global report",
+                            req.concern
+                        )).in_field("concern"));
+                    }
+                    picked.extend(taken.iter().map(|&i| (ri, lib, members[i])));
+                }
+            }
+        }
+    }
+    Ok(Selection { groups, picked, warnings })
+}
+
 /// Indices of `n` items to take, ascending: all when `n <= cap`, else `cap` drawn without replacement.
 fn sample(n: usize, cap: u64, seed: u64, parts: &[&[u8]]) -> Vec<usize> {
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
@@ -300,7 +320,7 @@ fn permutation_count(n: usize, k: usize) -> u64 {
 }
 
 /// Calls `f` with every ordered k-tuple of distinct indices below n, lexicographically.
-fn permutations(n: usize, k: usize, tuple: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+pub fn permutations(n: usize, k: usize, tuple: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
     if tuple.len() == k {
         f(tuple);
         return;
@@ -317,7 +337,7 @@ fn permutations(n: usize, k: usize, tuple: &mut Vec<usize>, f: &mut dyn FnMut(&[
 /// The text sent for one instance of `t`.
 pub fn compose(composition: Composition, t: &Template, instance: &str) -> String {
     match composition {
-        Composition::Compat => {
+        Composition::Compat | Composition::Localised => {
             let format = t.output_formatting.as_deref().unwrap_or("None");
             match &t.task_prefix {
                 Some(prefix) => {

@@ -7,6 +7,7 @@
 //! - [`library`]: the tab-separated template libraries and the JSON prompt form, read and written.
 //! - [`placeholder`]: placeholder tokens and the library audit (misspelt, foreign, unbraced).
 //! - [`expand`]: template selection (seeded), markup expansion and prompt composition.
+//! - [`ourlib`]: our own library format (grammatical forms, localised composition) and its expansion.
 //! - [`plan`]: instances x models x samples as pending records of the record table.
 
 pub mod answer;
@@ -18,6 +19,7 @@ pub mod expand;
 pub mod judge;
 pub mod library;
 pub mod oracle;
+pub mod ourlib;
 pub mod outcome;
 pub mod placeholder;
 pub mod plan;
