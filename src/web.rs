@@ -543,3 +543,6 @@ impl Default for XlingSession {
         Self::new()
     }
 }
+
+mod run;
+pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};

@@ -238,6 +238,20 @@ impl Engine {
         matched
     }
 
+    /// Replaces the price table (the user edited it mid-run) and recounts the cost so far.
+    pub fn set_prices(&mut self, prices: super::price::PriceTable) {
+        self.plan.spec.prices = Some(prices.clone());
+        self.prices = prices;
+        self.cost = 0.0;
+        for (i, slot) in self.slots.iter().enumerate() {
+            if slot.state == State::Answered {
+                let r = &self.plan.calls[i].record;
+                let (tin, tout) = (r.tokens_in.unwrap_or(0), r.tokens_out.unwrap_or(0));
+                self.cost += self.prices.cost(&r.model, tin, tout).unwrap_or(0.0);
+            }
+        }
+    }
+
     /// Puts every failed call back in its queue with a fresh set of attempts.
     pub fn retry_failed(&mut self) -> usize {
         let mut n = 0;
