@@ -11,6 +11,7 @@ import { createShare } from "./views/share.js";
 import { createBenchmarks } from "./views/benchmarks.js";
 import { createDivergence } from "./views/divergence.js";
 import { createCrosslingual } from "./views/crosslingual.js";
+import { createRun } from "./views/run.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -78,6 +79,11 @@ async function boot() {
   createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
   createDivergence(call); // likewise; loads its built-in probe set in the background
   createCrosslingual(call); // likewise
+  // Provider runs have their own worker; a failure there must not stop the rest of the page.
+  await createRun(call, async () => {
+    await refresh();
+    showTab("results");
+  }).catch((err) => showIn($("run-plan-error"), `Runs against providers are unavailable: ${errorMessage(err)}`));
 
   $("run-simulated").addEventListener("click", async () => {
     const button = $("run-simulated");
