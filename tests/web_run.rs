@@ -72,7 +72,12 @@ fn answered_retried_429_and_failed_401_with_the_key_redacted() {
     assert_eq!((done["record"]["response"].as_str(), done["record"]["status"].as_str()), (Some("Yes"), Some("ok")));
     assert_eq!(done["record"]["params"]["temperature"], 0.0);
 
-    let limited = complete(&mut s, &first[1], response(429, &[("retry-after", "1")], r#"{"error":{"message":"slow down"}}"#), 40.0);
+    let limited = complete(
+        &mut s,
+        &first[1],
+        response(429, &[("retry-after", "1")], r#"{"error":{"message":"slow down"}}"#),
+        40.0,
+    );
     assert_eq!(limited["kind"], "retrying", "{limited}");
     // The 429 pauses the whole target for its Retry-After second: nothing goes before 1040 ms.
     assert_eq!(rs(s.next(500.0).unwrap()), json!([]));
@@ -88,7 +93,8 @@ fn answered_retried_429_and_failed_401_with_the_key_redacted() {
     let retried = complete(&mut s, &second[0], response(200, &[], &answer("Blue")), 5010.0);
     assert_eq!(retried["kind"], "answered");
 
-    let echo = format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}.","type":"invalid_request_error"}}}}"#);
+    let echo =
+        format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}.","type":"invalid_request_error"}}}}"#);
     let failed = complete(&mut s, &second[1], response(401, &[], &echo), 5020.0);
     assert_eq!(failed["kind"], "failed", "a 401 is not retried");
     let error = failed["record"]["error"].as_str().unwrap();
@@ -97,7 +103,10 @@ fn answered_retried_429_and_failed_401_with_the_key_redacted() {
 
     assert!(s.is_done());
     let p = rs(s.progress(5100.0).unwrap());
-    assert_eq!((p["answered"].as_u64(), p["failed"].as_u64(), p["state"].as_str()), (Some(2), Some(1), Some("finished")));
+    assert_eq!(
+        (p["answered"].as_u64(), p["failed"].as_u64(), p["state"].as_str()),
+        (Some(2), Some(1), Some("finished"))
+    );
     assert!(!p.to_string().contains(KEY));
     let csv = s.export("csv").unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
@@ -128,20 +137,35 @@ fn network_failures_are_retried_and_garbage_is_refused() {
     }
     assert!(s.complete(0, 1, response(200, &[], "{}"), f64::NAN, 1.0, 1.0).is_err());
     assert_eq!(rs(s.complete(99, 1, response(200, &[], "{}"), 1.0, 1.0, 1.0).unwrap())["kind"], "ignored");
-    assert!(s.export("xml").is_err() && s.set_prices(js(&json!({"currency": "USD", "rows": [{"model": "x", "input_per_million": -1, "output_per_million": 0}]}))).is_err());
+    assert!(
+        s.export("xml").is_err()
+            && s.set_prices(js(
+                &json!({"currency": "USD", "rows": [{"model": "x", "input_per_million": -1, "output_per_million": 0}]})
+            ))
+            .is_err()
+    );
     assert!(s.restore(js(&json!({"a": 1}))).is_err());
 
     let e = RunSession::new(js(&json!({"targets": []})), "c.csv", CASES, false).err().unwrap();
     assert!(rs(e)["message"].as_str().unwrap().contains("targets"));
-    let e = RunSession::new(js(&json!({"targets": [{"provider": "openai", "models": ["m"]}]})), "c.csv", b"case_id,prompt\nc1,\n", false).err().unwrap();
-    assert!(rs(e)["message"].as_str().unwrap().contains("line 2"), "the cases problem names its line");
+    let e = RunSession::new(
+        js(&json!({"targets": [{"provider": "openai", "models": ["m"]}]})),
+        "c.csv",
+        b"case_id,prompt\nc1,\n",
+        false,
+    )
+    .err()
+    .unwrap();
+    let message = rs(e)["message"].as_str().unwrap().to_string();
+    assert!(message.contains("c.csv:2") && message.contains("prompt"), "the cases problem names its line: {message}");
     assert!(RunSession::new(JsValue::NULL, "c.csv", CASES, false).is_err());
 
     let specs = rs(web::provider_specs().unwrap());
     assert_eq!(specs.as_array().map(Vec::len), Some(11));
     let req = rs(web::models_request("openai", None, Some(KEY.into())).unwrap());
     assert_eq!(req["url"], "https://api.openai.com/v1/models");
-    let names = web::parse_model_list("openai", response(200, &[], r#"{"data":[{"id":"b"},{"id":"a"}]}"#), None, 0.0).unwrap();
+    let names =
+        web::parse_model_list("openai", response(200, &[], r#"{"data":[{"id":"b"},{"id":"a"}]}"#), None, 0.0).unwrap();
     assert_eq!(names, vec!["a".to_string(), "b".to_string()]);
     assert!(web::models_request("nope", None, None).is_err());
     let advice = web::network_failure_advice("ollama", None, "https://example.github.io").unwrap();
