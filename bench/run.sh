@@ -69,7 +69,7 @@ if "calls_per_s" not in w:
     print(f"provider run in Chromium: no figure ({w})")
 else:
     print(f"provider run in Chromium: {w['calls']} calls in {w['seconds']:.2f} s = {w['calls_per_s']:.1f} calls/s vs ideal {w['ideal_per_s']:.0f} "
-          f"({100 * w['of_ideal']:.1f}%, goal >= 90%); engine overhead {w['overhead_ms_per_call']:.3f} ms/call "
+          f"({100 * w['of_ideal']:.1f}%, goal >= 90%; mean fetch latency {w['mean_latency_ms']:.1f} ms for 50 ms served); engine overhead {w['overhead_ms_per_call']:.3f} ms/call "
           f"(next {w['next_ms']:.3f}, complete {w['complete_ms']:.3f}, IndexedDB write issue {w['store_sync_ms']:.3f}; goal < 1 ms); "
           f"IndexedDB commit {w['idb_commit_ms']:.2f} ms async")
 PY

@@ -97,6 +97,9 @@ class Stats:
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a browser and the SDKs expect
+    # Headers and body go out in two writes; without TCP_NODELAY the second waits for the
+    # client's delayed ACK (about 40 ms on Linux), which would swamp the --latency-ms figure.
+    disable_nagle_algorithm = True
     server_version = "EvenhandMock/1"
 
     def log_message(self, *args):  # quiet: the harness reads stdout
