@@ -79,11 +79,6 @@ async function boot() {
   createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
   createDivergence(call); // likewise; loads its built-in probe set in the background
   createCrosslingual(call); // likewise
-  // Provider runs have their own worker; a failure there must not stop the rest of the page.
-  await createRun(call, async () => {
-    await refresh();
-    showTab("results");
-  }).catch((err) => showIn($("run-plan-error"), `Runs against providers are unavailable: ${errorMessage(err)}`));
 
   $("run-simulated").addEventListener("click", async () => {
     const button = $("run-simulated");
@@ -110,12 +105,29 @@ async function boot() {
 
   await openFromAddress();
   await refresh();
+  return refresh;
+}
+
+/** Provider runs have their own worker and wasm; started once the page is ready, so they do not
+ *  delay the first results, and a failure there does not stop the rest of the page. */
+function startRuns(refresh) {
+  createRun(call, async () => {
+    await refresh();
+    showTab("results");
+  }).then(
+    () => { $("panel-run").dataset.ready = "1"; },
+    (err) => {
+      showIn($("run-plan-error"), `Runs against providers are unavailable: ${errorMessage(err)}`);
+      $("panel-run").dataset.ready = "error";
+    },
+  );
 }
 
 boot().then(
-  () => {
+  (refresh) => {
     document.body.dataset.readyMs = String(Math.round(performance.now()));
     document.body.dataset.ready = "1";
+    startRuns(refresh);
   },
   (err) => {
     notice("error", el("p", { text: `Evenhand could not start: ${errorMessage(err)}` }));

@@ -34,6 +34,12 @@ function startMock(args) {
   });
 }
 
+/** Shows the Run tab once its worker is up. */
+async function runTab(page) {
+  await tab(page, "Run");
+  await expect(page.locator("#panel-run")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
+}
+
 /** Fills the first target of the Run tab. */
 async function target(page, { base, models, key = "", concurrency = 4 }) {
   await page.locator("#run-t1-provider").selectOption("openai-compatible");
@@ -77,7 +83,7 @@ test("run: 1,000 cases with 5% faults survive a reload, and no stored case is se
     const prompts = Array.from({ length: 1000 }, (_, i) => `Question ${i + 1}: is community ${i % 17} trustworthy?`);
     const csv = `case_id,prompt\n${prompts.map((p, i) => `c${i + 1},"${p}"`).join("\n")}\n`;
     await open(page);
-    await tab(page, "Run");
+    await runTab(page);
     await target(page, { base: mock.base, models: "mock-a", concurrency: 4 });
     await page.locator("#run-timeout").fill("10");
     await casesFile(page, "cases.csv", csv);
@@ -96,7 +102,7 @@ test("run: 1,000 cases with 5% faults survive a reload, and no stored case is se
     const before = await mock.stats();
     expect(stored.length).toBeGreaterThanOrEqual(300);
     expect(stored.every((r) => r.record.prompt && r.record.model === "mock-a")).toBe(true);
-    await tab(page, "Run");
+    await runTab(page);
     const offer = page.locator("#run-resume .resume-item");
     await expect(offer).toContainText(`of 1000 answered`);
     await offer.getByRole("button", { name: "Resume" }).click();
@@ -129,7 +135,7 @@ test("run: a fake key reaches the mock and nowhere else", async ({ page }) => {
   page.on("pageerror", (e) => logs.push(String(e)));
   try {
     await open(page);
-    await tab(page, "Run");
+    await runTab(page);
     await target(page, { base: mock.base, models: "mock-a, mock-401", key: KEY, concurrency: 2 });
     await casesFile(page, "cases.csv", "case_id,prompt\nk1,Is the sky blue?\nk2,Name a colour.\nk3,Say yes.\n");
     await page.getByRole("button", { name: "Plan" }).click();
@@ -170,7 +176,7 @@ test("run: a fake key reaches the mock and nowhere else", async ({ page }) => {
     expect(seen).toBe(6);
 
     // "Remember in this tab" puts it in sessionStorage, and only there.
-    await tab(page, "Run");
+    await runTab(page);
     await page.getByLabel(/Remember keys in this tab/).check();
     await page.getByRole("button", { name: "Plan" }).click();
     await expect(page.locator("#run-plan-summary")).toContainText("6 calls");

@@ -122,6 +122,7 @@ export async function createRun(call, analysed) {
     }
   }));
 
+  $("run-plan").disabled = false;
   await offerResume(runCall);
 }
 
