@@ -8,6 +8,7 @@ import { test, expect } from "@playwright/test";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { open, tab } from "./helpers.mjs";
 
 const caseKey = (model, prompt) => createHash("sha256").update(`${model}\n${prompt}`).digest("hex").slice(0, 16);
@@ -188,4 +189,29 @@ test("run: a fake key reaches the mock and nowhere else", async ({ page }) => {
   } finally {
     mock.stop();
   }
+});
+
+test("run: calls that never get an HTTP answer show what to do, not 'Failed to fetch'", async ({ page }) => {
+  test.setTimeout(60_000);
+  await open(page);
+  await runTab(page);
+  // A port nobody listens on: every fetch fails the way a CORS refusal does ("Failed to fetch").
+  const port = await new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+  await target(page, { base: `http://127.0.0.1:${port}`, models: "mock-a", concurrency: 2 });
+  await page.locator("#run-attempts").fill("2");
+  await casesFile(page, "cases.csv", "case_id,prompt\nn1,One?\nn2,Two?\n");
+  await page.getByRole("button", { name: "Plan" }).click();
+  await page.getByRole("button", { name: "Start", exact: true }).click();
+  await expect.poll(async () => (await counts(page)).state, { timeout: 30_000 }).toBe("finished");
+  expect(await counts(page)).toMatchObject({ answered: 0, failed: 2 });
+  const status = page.locator("#run-targets-status");
+  await expect(status).toContainText(`No answer from the local server at http://127.0.0.1:${port}`);
+  await expect(status).toContainText("LM Studio");
+  await expect(page.locator("#run-failure-list")).toContainText("allows this page's origin (http://127.0.0.1:8081)");
+  await expect(page.locator("#run-failure-list")).not.toContainText("Failed to fetch");
 });
