@@ -27,10 +27,11 @@ try {
   const p = await finished;
   const seconds = (performance.now() - t0) / 1000;
   await call("discard", spec.run_id);
+  const stats = await (await fetch(`${mock}/__stats`)).json();
   const ideal = c / (latency / 1000);
   const rate = (p.answered + p.failed) / seconds;
   out.textContent = JSON.stringify({
-    calls: p.total, answered: p.answered, failed: p.failed, seconds, calls_per_s: rate, ideal_per_s: ideal,
+    calls: p.total, requests: stats.total, preflights: stats.preflights, answered: p.answered, failed: p.failed, seconds, calls_per_s: rate, ideal_per_s: ideal,
     of_ideal: rate / ideal, mean_latency_ms: (p.targets[0].mean_latency_s ?? 0) * 1000, overhead_ms_per_call: p.overhead.per_call_ms, next_ms: p.overhead.next_ms,
     complete_ms: p.overhead.complete_ms, store_sync_ms: p.overhead.store_ms, idb_commit_ms: p.overhead.commit_ms,
   });

@@ -67,6 +67,7 @@ class Stats:
         self.routes = {}
         self.faults = 0
         self.auth = {}
+        self.preflights = 0
 
     def count(self, route, key):
         """Counts one request and returns its attempt number for this case (1 for the first)."""
@@ -81,7 +82,7 @@ class Stats:
     def snapshot(self):
         with self.lock:
             return {"total": self.total, "faults": self.faults, "routes": dict(self.routes), "cases": dict(self.cases),
-                    "auth": dict(self.auth)}
+                    "auth": dict(self.auth), "preflights": self.preflights}
 
     def saw_key(self, headers):
         """Counts the credential a request carried, by hash only, so a test can prove a key arrived
@@ -136,6 +137,8 @@ class Handler(BaseHTTPRequestHandler):
             return None
 
     def do_OPTIONS(self):
+        with self.server.stats.lock:
+            self.server.stats.preflights += 1
         self.send_response(204)
         self.send_header("Access-Control-Allow-Origin", "*")
         self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
