@@ -215,3 +215,55 @@ test("run: calls that never get an HTTP answer show what to do, not 'Failed to f
   await expect(page.locator("#run-failure-list")).toContainText("allows this page's origin (http://127.0.0.1:8081)");
   await expect(page.locator("#run-failure-list")).not.toContainText("Failed to fetch");
 });
+
+test("run: after a reload without 'remember', resume asks for the key again", async ({ page }) => {
+  test.setTimeout(120_000);
+  const KEY = "sk-evenhand-RESUME-KEY-41d2";
+  const mock = await startMock(["--latency-ms", "40"]);
+  try {
+    await open(page);
+    await runTab(page);
+    await target(page, { base: mock.base, models: "mock-a", key: KEY, concurrency: 1 });
+    const cases = Array.from({ length: 80 }, (_, i) => `r${i},Resume question ${i}?`).join("\n");
+    await casesFile(page, "cases.csv", `case_id,prompt\n${cases}\n`);
+    await page.getByRole("button", { name: "Plan" }).click();
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(async () => (await counts(page)).answered, { timeout: 30_000 }).toBeGreaterThanOrEqual(10);
+    await page.reload();
+    await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(KEY);
+    await runTab(page);
+    const offer = page.locator("#run-resume .resume-item");
+    await offer.getByRole("button", { name: "Resume" }).click();
+    await expect(offer.getByRole("alert")).toContainText("Type the key for openai-compatible first.");
+    await offer.getByLabel("API key for openai-compatible").fill(KEY);
+    await offer.getByRole("button", { name: "Resume" }).click();
+    await expect.poll(async () => (await counts(page)).state, { timeout: 60_000 }).toBe("finished");
+    expect(await counts(page)).toMatchObject({ answered: 80, failed: 0 });
+    const stats = await mock.stats();
+    // Every request, before and after the reload, carried the key.
+    expect(stats.auth[createHash("sha256").update(KEY).digest("hex").slice(0, 16)]).toBe(stats.total);
+  } finally {
+    mock.stop();
+  }
+});
+
+test("run store: an error never replaces an answered record in IndexedDB", async ({ page }) => {
+  await open(page);
+  const kept = await page.evaluate(async () => {
+    const store = await import("./run-store.js");
+    const db = await store.openStore();
+    const base = { record_id: "t:c1:x:m:0", run_id: "t", prompt: "p" };
+    await store.putRecord(db, { ...base, status: "ok", response: "Yes", error: "" });
+    await store.putRecord(db, { ...base, status: "error", response: "", error: "HTTP 500" });
+    const after = await store.runRecords("t");
+    await store.putRecord(db, { ...base, record_id: "t:c2:x:m:0", status: "error", error: "HTTP 500" });
+    await store.putRecord(db, { ...base, record_id: "t:c2:x:m:0", status: "ok", response: "No", error: "" });
+    const both = await store.runRecords("t");
+    await store.deleteRun("t");
+    return { after, both, gone: (await store.runRecords("t")).length };
+  });
+  expect(kept.after).toEqual([{ record_id: "t:c1:x:m:0", run_id: "t", prompt: "p", status: "ok", response: "Yes", error: "HTTP 500" }]);
+  expect(kept.both.map((r) => [r.record_id, r.status])).toEqual([["t:c1:x:m:0", "ok"], ["t:c2:x:m:0", "ok"]]);
+  expect(kept.gone).toBe(0);
+});
