@@ -154,11 +154,13 @@ export function createRunForm(runCall, specs) {
       samples: Number($("run-samples").value),
       params,
       retry: { max_attempts: Number($("run-attempts").value), timeout_s: Number($("run-timeout").value) },
-      prices: { currency: "USD", rows: [...prices.rows].map((tr) => tr.read()).filter((r) => r.model) },
+      prices: readPrices(),
     };
   }
 
-  return { read, fillPrices, keyOf: getKey };
+  const readPrices = () => ({ currency: "USD", rows: [...prices.rows].map((tr) => tr.read()).filter((r) => r.model) });
+
+  return { read, readPrices, fillPrices, keyOf: getKey };
 }
 
 function numberOrNull(text) {

@@ -27,6 +27,15 @@ export async function createRun(call, analysed) {
   remember.checked = remembered();
   remember.addEventListener("change", () => setRemember(remember.checked));
 
+  // An edited price table also reprices the run in progress (its cost so far and from now on).
+  $("run-prices").addEventListener("change", async () => {
+    try {
+      await runCall("setPrices", form.readPrices());
+    } catch (err) {
+      showIn($("run-live-error"), `Prices: ${errorMessage(err)}`);
+    }
+  });
+
   const planError = $("run-plan-error");
   const estimateBox = $("run-estimate");
   let planned = null; // {spec, estimate, calls}
