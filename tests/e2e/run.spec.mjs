@@ -122,6 +122,8 @@ test("run: 1,000 cases with 5% faults survive a reload, and no stored case is se
     const settled = final.filter((r) => ["ok", "refused", "filtered", "error"].includes(r.status)).length;
     expect(settled).toBe(1000);
     expect(final.filter((r) => r.status === "ok").length).toBe(end.answered);
+    console.log(`reload after ${stored.length} stored records; end: ${end.answered} answered, ${end.failed} failed; `
+      + `mock: ${after.total} requests, ${after.faults} injected faults, ${before.total} before the reload`);
   } finally {
     mock.stop();
   }
