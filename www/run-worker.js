@@ -196,8 +196,11 @@ const ops = {
 
   /** A session for `spec` over `cases` ({name, bytes, as_records}); returns its estimate. */
   plan: (spec, cases) => {
-    if (run?.started && run.meta.state !== "finished" && run.session.in_flight() > 0) {
-      throw new Error("a run is still sending; pause or cancel it first");
+    if (run?.started) {
+      const state = run.session.progress(performance.now()).state;
+      if (state === "running" || state === "paused" || run.session.in_flight() > 0) {
+        throw new Error("A run is in progress: cancel it (its records stay stored) or let it finish before planning another.");
+      }
     }
     const session = new RunSession(spec, cases.name, bytes(cases.bytes), Boolean(cases.as_records));
     const out = planned(session);

@@ -28,11 +28,26 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   await call("discard", spec.run_id);
   const stats = await (await fetch(`${mock}/__stats`)).json();
+  // Control: the same mock, plain fetch from this page, no engine, no storage. What this
+  // Chromium allows here, so the engine's share of any shortfall can be read off.
+  const raw = 600;
+  let nextRaw = 0;
+  const tRaw = performance.now();
+  await Promise.all(Array.from({ length: c }, async () => {
+    while (nextRaw < raw) {
+      const i = nextRaw++;
+      const res = await fetch(`${mock}/v1/chat/completions`, { method: "POST", headers: [["Content-Type", "application/json"]],
+        body: JSON.stringify({ model: "mock-a", messages: [{ role: "user", content: `raw ${i} ${Date.now()}` }], max_tokens: 16 }),
+        credentials: "omit", referrerPolicy: "no-referrer" });
+      await res.arrayBuffer();
+    }
+  }));
+  const rawPerS = raw / ((performance.now() - tRaw) / 1000);
   const ideal = c / (latency / 1000);
   const rate = (p.answered + p.failed) / seconds;
   out.textContent = JSON.stringify({
     calls: p.total, requests: stats.total, preflights: stats.preflights, answered: p.answered, failed: p.failed, seconds, calls_per_s: rate, ideal_per_s: ideal,
-    of_ideal: rate / ideal, mean_latency_ms: (p.targets[0].mean_latency_s ?? 0) * 1000, overhead_ms_per_call: p.overhead.per_call_ms, next_ms: p.overhead.next_ms,
+    of_ideal: rate / ideal, raw_fetch_per_s: rawPerS, mean_latency_ms: (p.targets[0].mean_latency_s ?? 0) * 1000, overhead_ms_per_call: p.overhead.per_call_ms, next_ms: p.overhead.next_ms,
     complete_ms: p.overhead.complete_ms, store_sync_ms: p.overhead.store_ms, idb_commit_ms: p.overhead.commit_ms,
   });
 } catch (err) {

@@ -43,6 +43,7 @@ else:
           f"({100 * w['of_ideal']:.1f}%, goal >= 90%; mean fetch latency {w['mean_latency_ms']:.1f} ms for 50 ms served); engine overhead {w['overhead_ms_per_call']:.3f} ms/call "
           f"(next {w['next_ms']:.3f}, complete {w['complete_ms']:.3f}, IndexedDB write issue {w['store_sync_ms']:.3f}; goal < 1 ms); "
           f"IndexedDB commit {w['idb_commit_ms']:.2f} ms async; {w['preflights']} CORS preflights; "
+          f"plain fetch from the same page, no engine: {w['raw_fetch_per_s']:.1f} calls/s; "
           f"a Python HTTP/1.1 client on the same mock at concurrency 6: {float(os.environ['NATIVE'] or 0):.1f} calls/s")
 PY
 }

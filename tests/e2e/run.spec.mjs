@@ -111,6 +111,8 @@ test("run: 1,000 cases with 5% faults survive a reload, and no stored case is se
 
     const end = await counts(page);
     expect(end.answered + end.failed).toBe(1000);
+    await expect(page.getByRole("progressbar", { name: "Run progress" })).toHaveAttribute("aria-valuenow", "1000");
+    await expect(page.locator("#run-bar")).toHaveAttribute("aria-valuemax", "1000");
     const after = await mock.stats();
     expect(after.faults).toBeGreaterThan(0); // the faults really happened
     const again = stored.filter((r) => (after.cases[caseKey("mock-a", r.record.prompt)] ?? 0) !== (before.cases[caseKey("mock-a", r.record.prompt)] ?? 0));
