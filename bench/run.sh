@@ -54,3 +54,5 @@ done
 # Provider calls: `evenhand run` against the mock at 50 ms latency, the OpenAI SDK as peer,
 # and the run engine's overhead per call (its own script: it needs the mock running).
 bash bench/run_throughput.sh | tee -a bench/out/results.txt
+# A provider run in Chromium against the mock (bench/web/providers.sh).
+bench/web/providers.sh

@@ -727,3 +727,6 @@ pub fn langbite_evaluate(
         files,
     })
 }
+
+mod run;
+pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};

@@ -12,6 +12,7 @@ import { createShare } from "./views/share.js";
 import { createBenchmarks } from "./views/benchmarks.js";
 import { createDivergence } from "./views/divergence.js";
 import { createCrosslingual } from "./views/crosslingual.js";
+import { createRun } from "./views/run.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -106,12 +107,29 @@ async function boot() {
 
   await openFromAddress();
   await refresh();
+  return refresh;
+}
+
+/** Provider runs have their own worker and wasm; started once the page is ready, so they do not
+ *  delay the first results, and a failure there does not stop the rest of the page. */
+function startRuns(refresh) {
+  createRun(call, async () => {
+    await refresh();
+    showTab("results");
+  }).then(
+    () => { $("panel-run").dataset.ready = "1"; },
+    (err) => {
+      showIn($("run-plan-error"), `Runs against providers are unavailable: ${errorMessage(err)}`);
+      $("panel-run").dataset.ready = "error";
+    },
+  );
 }
 
 boot().then(
-  () => {
+  (refresh) => {
     document.body.dataset.readyMs = String(Math.round(performance.now()));
     document.body.dataset.ready = "1";
+    startRuns(refresh);
   },
   (err) => {
     notice("error", el("p", { text: `Evenhand could not start: ${errorMessage(err)}` }));

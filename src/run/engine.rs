@@ -246,6 +246,20 @@ impl Engine {
         matched
     }
 
+    /// Replaces the price table (the user edited it mid-run) and recounts the cost so far.
+    pub fn set_prices(&mut self, prices: super::price::PriceTable) {
+        self.plan.spec.prices = Some(prices.clone());
+        self.prices = prices;
+        self.cost = 0.0;
+        for (i, slot) in self.slots.iter().enumerate() {
+            if slot.state == State::Answered {
+                let r = &self.plan.calls[i].record;
+                let (tin, tout) = (r.tokens_in.unwrap_or(0), r.tokens_out.unwrap_or(0));
+                self.cost += self.prices.cost(&r.model, tin, tout).unwrap_or(0.0);
+            }
+        }
+    }
+
     /// Puts every failed call back in its queue with a fresh set of attempts.
     pub fn retry_failed(&mut self) -> usize {
         let mut n = 0;
@@ -643,5 +657,30 @@ fn score_response(s: &crate::providers::score::Score) -> crate::providers::ChatR
         tokens_out: Some(0),
         logprobs: Some(s.block.clone()),
         model: s.model.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::price::{Price, PriceTable};
+
+    #[test]
+    fn an_edited_price_table_recounts_the_cost_so_far() {
+        let spec = crate::run::RunSpec::from_json(
+            r#"{"run_id":"p","targets":[{"provider":"openai","models":["gpt-4o-mini"]}],"params":{"max_tokens":5}}"#,
+        )
+        .unwrap();
+        let cases = vec![Record { case_id: "c1".into(), prompt: "hi".into(), ..Record::default() }];
+        let mut e = Engine::new(Plan::chat(spec, &cases).unwrap(), &HashMap::new());
+        let d = e.next(0.0).pop().unwrap();
+        let body = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Yes"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1000000,"completion_tokens":0}}"#;
+        let result = CallResult { response: Ok(RawResponse::ok(body)), latency_ms: 5.0, unix_ms: 0 };
+        assert!(matches!(e.complete(d.call, d.attempt, result, 1.0), Completion::Answered { .. }));
+        assert!((e.progress(2.0).cost - 0.15).abs() < 1e-12);
+        let row = Price { model: "gpt-4o-mini".into(), input_per_million: 2.0, output_per_million: 0.0 };
+        e.set_prices(PriceTable { currency: "EUR".into(), rows: vec![row] });
+        let p = e.progress(3.0);
+        assert_eq!((p.cost, p.currency.as_str()), (2.0, "EUR"));
     }
 }

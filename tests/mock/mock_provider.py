@@ -7,7 +7,7 @@ Speaks, on 127.0.0.1 only:
   Anthropic  POST /v1/messages            (GET /v1/models is shared with OpenAI's shape)
   Gemini     POST /v1beta/models/M:generateContent | :embedContent | :batchEmbedContents, GET /v1beta/models
   Ollama     POST /api/chat (stream false), POST /api/embed, GET /api/tags
-  Control    GET /__stats (request counts per case key), POST /__reset
+  Control    GET /__stats (request counts per case key; "auth": counts per sha256 of the key sent), POST /__reset
 
 Answers are deterministic: a case's answer depends only on its model and prompt. The case key is
 the first 16 hex digits of sha256(model + "\\n" + prompt); /__stats counts requests per key, so a
@@ -82,6 +82,8 @@ class Stats:
         self.cases = {}
         self.routes = {}
         self.faults = 0
+        self.auth = {}
+        self.preflights = 0
 
     def count(self, route, key):
         """Counts one request and returns its attempt number for this case (1 for the first)."""
@@ -95,7 +97,19 @@ class Stats:
 
     def snapshot(self):
         with self.lock:
-            return {"total": self.total, "faults": self.faults, "routes": dict(self.routes), "cases": dict(self.cases)}
+            return {"total": self.total, "faults": self.faults, "routes": dict(self.routes), "cases": dict(self.cases),
+                    "auth": dict(self.auth), "preflights": self.preflights}
+
+    def saw_key(self, headers):
+        """Counts the credential a request carried, by hash only, so a test can prove a key arrived
+        without the mock ever repeating it."""
+        for name in ("Authorization", "x-api-key", "x-goog-api-key"):
+            value = headers.get(name)
+            if value:
+                token = value[7:] if value.startswith("Bearer ") else value
+                h = digest(token)[:16]
+                with self.lock:
+                    self.auth[h] = self.auth.get(h, 0) + 1
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -139,6 +153,8 @@ class Handler(BaseHTTPRequestHandler):
             return None
 
     def do_OPTIONS(self):
+        with self.server.stats.lock:
+            self.server.stats.preflights += 1
         self.send_response(204)
         self.send_header("Access-Control-Allow-Origin", "*")
         self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
@@ -185,6 +201,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             return self.send_json(404, {"error": {"message": "no route " + path}})
         prompt = prompt_of(family, kind, body)
+        self.server.stats.saw_key(self.headers)
         key = digest(model, prompt)[:16]
         attempt = self.server.stats.count(family + "-" + kind, key)
         mode = next((m for m in MODES if model.startswith("mock-" + m)), None)

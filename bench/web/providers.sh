@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Part of bench/run.sh; runs alone too: bench/web/providers.sh (BENCH_PORT, BENCH_RUN_CALLS).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p bench/out
+
+# A provider run in Chromium: the page's run worker against the mock at 50 ms latency and 6
+# calls at once (Chromium's HTTP/1.1 connection limit per origin), so the ideal is 120 calls/s.
+if [ ! -f www/pkg/evenhand_bg.wasm ]; then echo "provider run in Chromium: skipped (run ./build.sh build first)"; exit 0; fi
+{
+  repo=$(basename "$PWD")
+  coproc MOCK { exec python3 tests/mock/mock_provider.py --port 0 --latency-ms 50 --max-seconds 300; }
+  read -r _ port <&"${MOCK[0]}"
+  python3 -m http.server "${BENCH_PORT:-8095}" --bind 127.0.0.1 --directory .. >/dev/null 2>&1 & server=$!
+  sleep 1
+  web=$(node bench/web/run.mjs "http://127.0.0.1:${BENCH_PORT:-8095}/$repo/bench/web/providers.html?mock=http://127.0.0.1:$port&n=${BENCH_RUN_CALLS:-1200}&c=6&latency=50" || true)
+  # The same mock, same concurrency, from a plain Python HTTP/1.1 client: what this machine's
+  # mock allows right now, so a shortfall can be told apart from the page's own.
+  native=$(python3 - "$port" <<'PY'
+import http.client, json, sys, threading, time
+port, n, c = int(sys.argv[1]), 600, 6
+def work(k):
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    for i in range(k, n, c):
+        body = json.dumps({"model": "mock-a", "messages": [{"role": "user", "content": f"native {i} {time.time()}"}]})
+        conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        conn.getresponse().read()
+t = time.perf_counter()
+threads = [threading.Thread(target=work, args=(k,)) for k in range(c)]
+[x.start() for x in threads]
+[x.join() for x in threads]
+print(n / (time.perf_counter() - t))
+PY
+)
+  kill "$server" "$MOCK_PID" 2>/dev/null || true
+  NATIVE="$native" WEB="$web" python3 - <<'PY' | tee -a bench/out/results.txt
+import json, os
+w = json.loads(os.environ["WEB"] or "{}")
+if "calls_per_s" not in w:
+    print(f"provider run in Chromium: no figure ({w})")
+else:
+    print(f"provider run in Chromium: {w['calls']} calls in {w['seconds']:.2f} s = {w['calls_per_s']:.1f} calls/s vs ideal {w['ideal_per_s']:.0f} "
+          f"({100 * w['of_ideal']:.1f}%, goal >= 90%; mean fetch latency {w['mean_latency_ms']:.1f} ms for 50 ms served); engine overhead {w['overhead_ms_per_call']:.3f} ms/call "
+          f"(next {w['next_ms']:.3f}, complete {w['complete_ms']:.3f}, IndexedDB write issue {w['store_sync_ms']:.3f}; goal < 1 ms); "
+          f"IndexedDB commit {w['idb_commit_ms']:.2f} ms async; {w['preflights']} CORS preflights; "
+          f"plain fetch from the same page, no engine: {w['raw_fetch_per_s']:.1f} calls/s; "
+          f"a Python HTTP/1.1 client on the same mock at concurrency 6: {float(os.environ['NATIVE'] or 0):.1f} calls/s")
+PY
+}

@@ -1,0 +1,302 @@
+//! The facade of runs against LLM providers: a [`RunSession`] over the run engine for the
+//! page's run worker, and the provider facts the Run tab shows (specs, model lists, the
+//! advice for a refused call). The worker does the fetching and the storing; everything it
+//! decides with goes through here, so the page and the CLI run the same engine.
+
+use super::{fail, failed, from_js, to_js};
+use crate::formats::{self, FileFormat};
+use crate::providers::cors::fetch_failure_advice;
+use crate::providers::request::{Endpoint, build_models};
+use crate::providers::response::{RawResponse, parse_models};
+use crate::providers::spec::ALL_KINDS;
+use crate::providers::{ProviderKind, redact};
+use crate::record::Record;
+use crate::run::price::PriceTable;
+use crate::run::{CallResult, Completion, Engine, Plan, RunSpec, TransportError, cases};
+use js_sys::{Array, Reflect, Uint8Array};
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+
+/// Cases files and responses above this size are refused rather than copied into memory.
+const MAX_BYTES: usize = 256 << 20;
+
+/// One run in the run worker: the plan, the queue, and the records as they come in.
+#[wasm_bindgen]
+pub struct RunSession {
+    engine: Engine,
+}
+
+fn kind_of(kind: &str) -> Result<ProviderKind, JsValue> {
+    serde_json::from_value(serde_json::Value::String(kind.to_string()))
+        .map_err(|_| fail("input", &format!("provider {kind:?}: expected one of the listed providers"), &()))
+}
+
+fn endpoint(kind: &str, base_url: Option<String>) -> Result<Endpoint, JsValue> {
+    Ok(Endpoint { kind: kind_of(kind)?, base_url: base_url.filter(|b| !b.trim().is_empty()) })
+}
+
+/// A JS array of objects, each read as a `T` (with serde_json's field names in errors).
+fn list_from_js<T: serde::de::DeserializeOwned>(what: &str, value: JsValue) -> Result<Vec<T>, JsValue> {
+    if !Array::is_array(&value) {
+        return Err(fail("input", &format!("{what}: expected an array"), &()));
+    }
+    Array::from(&value).iter().enumerate().map(|(i, v)| from_js(&format!("{what}[{i}]"), v)).collect()
+}
+
+/// Response headers as `[[name, value], ...]` or a plain `{name: value}` object.
+fn headers_from_js(value: JsValue) -> Vec<(String, String)> {
+    if Array::is_array(&value) {
+        return Array::from(&value)
+            .iter()
+            .filter_map(|pair| {
+                let pair = Array::from(&pair);
+                Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+            })
+            .collect();
+    }
+    if !value.is_object() {
+        return vec![];
+    }
+    js_sys::Object::entries(&value.into())
+        .iter()
+        .filter_map(|pair| {
+            let pair = Array::from(&pair);
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect()
+}
+
+fn field(obj: &JsValue, name: &str) -> JsValue {
+    Reflect::get(obj, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `{status, headers, body: Uint8Array}` or `{error: "network" | "timeout", message}`.
+fn response_from_js(value: &JsValue) -> Result<Result<RawResponse, TransportError>, JsValue> {
+    if !value.is_object() {
+        return Err(fail("input", "response: expected {status, headers, body} or {error, message}", &()));
+    }
+    let error = field(value, "error");
+    if let Some(kind) = error.as_string() {
+        let message = field(value, "message").as_string().unwrap_or_default();
+        return match kind.as_str() {
+            "network" => Ok(Err(TransportError::Network(message))),
+            "timeout" => Ok(Err(TransportError::Timeout)),
+            other => Err(fail(
+                "input",
+                &format!("response.error: expected \"network\" or \"timeout\", found {other:?}"),
+                &(),
+            )),
+        };
+    }
+    let status = field(value, "status").as_f64().filter(|s| s.fract() == 0.0 && (100.0..=599.0).contains(s));
+    let Some(status) = status else {
+        return Err(fail("input", "response.status: expected an HTTP status from 100 to 599", &()));
+    };
+    let body = field(value, "body");
+    let body = if body.is_instance_of::<Uint8Array>() {
+        let bytes = Uint8Array::from(body);
+        if bytes.length() as usize > MAX_BYTES {
+            return Err(fail("input", "response.body: larger than 256 MB", &()));
+        }
+        bytes.to_vec()
+    } else if let Some(text) = body.as_string() {
+        text.into_bytes()
+    } else {
+        return Err(fail("input", "response.body: expected a Uint8Array or a string", &()));
+    };
+    Ok(Ok(RawResponse { status: status as u16, headers: headers_from_js(field(value, "headers")), body }))
+}
+
+fn export_format(format: &str) -> Result<FileFormat, JsValue> {
+    match format {
+        "csv" => Ok(FileFormat::Csv),
+        "jsonl" => Ok(FileFormat::Jsonl),
+        "json" => Ok(FileFormat::Json),
+        other => Err(fail("input", &format!("export format {other:?}: expected csv, jsonl or json"), &())),
+    }
+}
+
+#[wasm_bindgen]
+impl RunSession {
+    /// A run of `spec` (a RunSpec object) over the cases in `bytes`: a cases file (CSV, JSONL
+    /// or JSON with a prompt column) named `name`, or, with `as_records`, a record table whose
+    /// records with a prompt become the cases (the Results tab's workspace).
+    #[wasm_bindgen(constructor)]
+    pub fn new(spec: JsValue, name: &str, bytes: &[u8], as_records: bool) -> Result<RunSession, JsValue> {
+        let mut spec: RunSpec = from_js("run spec", spec)?;
+        spec.fill_ids();
+        spec.validate().map_err(failed)?;
+        if let Some(p) = &spec.prices {
+            p.check().map_err(|m| fail("input", &m, &()))?;
+        }
+        if bytes.len() > MAX_BYTES {
+            return Err(fail("input", &format!("{name}: larger than 256 MB"), &()));
+        }
+        let cases = if as_records {
+            let loaded = formats::load(name, bytes, None).map_err(failed)?;
+            cases::from_records(&loaded.records)
+        } else {
+            cases::read(name, bytes).map_err(|problems| {
+                let first = problems.first().map(|p| p.to_string()).unwrap_or_default();
+                let more = if problems.len() > 1 {
+                    format!(" (and {} more problems)", problems.len() - 1)
+                } else {
+                    String::new()
+                };
+                fail("cases", &format!("{first}{more}"), &problems)
+            })?
+        };
+        let plan = Plan::chat(spec, &cases).map_err(failed)?;
+        Ok(RunSession { engine: Engine::new(plan, &HashMap::new()) })
+    }
+
+    /// Calls, tokens and cost per target and model, and the reasons to confirm first.
+    pub fn estimate(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.plan().estimate())
+    }
+
+    /// The spec as planned (ids filled in); it holds no key, so the worker may store it.
+    pub fn spec(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.plan().spec)
+    }
+
+    pub fn calls(&self) -> u32 {
+        self.engine.plan().calls.len() as u32
+    }
+
+    /// Sets (or clears, with "") the key of target `target`; false when there is no such target.
+    pub fn set_key(&mut self, target: &str, key: &str) -> bool {
+        self.engine.set_key(target, key)
+    }
+
+    /// Takes the records a store holds (an array of record objects); they are never sent again.
+    pub fn restore(&mut self, records: JsValue) -> Result<u32, JsValue> {
+        let records: Vec<Record> = list_from_js("records", records)?;
+        Ok(self.engine.restore(&records) as u32)
+    }
+
+    /// The calls to send now: [{call, attempt, record_id, target, method, url, headers, body,
+    /// timeout_ms}]. Headers carry the key: send them, never keep or log them.
+    pub fn next(&mut self, now: f64) -> Result<JsValue, JsValue> {
+        if !now.is_finite() {
+            return Err(fail("input", "now: expected a finite time in milliseconds", &()));
+        }
+        to_js(&self.engine.next(now))
+    }
+
+    /// Hands back what dispatch (`call`, `attempt`) got; returns {kind: "answered" | "retrying"
+    /// | "failed" | "ignored", ...} saying what to store.
+    pub fn complete(
+        &mut self,
+        call: u32,
+        attempt: u32,
+        response: JsValue,
+        latency_ms: f64,
+        unix_ms: f64,
+        now: f64,
+    ) -> Result<JsValue, JsValue> {
+        if ![latency_ms, unix_ms, now].iter().all(|x| x.is_finite()) {
+            return Err(fail("input", "latency_ms, unix_ms and now: expected finite numbers", &()));
+        }
+        let response = response_from_js(&response)?;
+        let result = CallResult { response, latency_ms: latency_ms.max(0.0), unix_ms: unix_ms as i64 };
+        let done: Completion = self.engine.complete(call, attempt, result, now);
+        to_js(&done)
+    }
+
+    /// When to ask `next` again if nothing completes first (ms; Infinity when only a completion can help).
+    pub fn wake_at(&self) -> f64 {
+        self.engine.wake_at()
+    }
+
+    pub fn progress(&mut self, now: f64) -> Result<JsValue, JsValue> {
+        to_js(&self.engine.progress(if now.is_finite() { now } else { 0.0 }))
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.engine.is_done()
+    }
+
+    pub fn in_flight(&self) -> u32 {
+        self.engine.in_flight() as u32
+    }
+
+    pub fn pause(&mut self, now: f64) {
+        self.engine.pause(now);
+    }
+
+    pub fn resume(&mut self) {
+        self.engine.resume();
+    }
+
+    pub fn cancel(&mut self, now: f64) {
+        self.engine.cancel(now);
+    }
+
+    pub fn retry_failed(&mut self) -> u32 {
+        self.engine.retry_failed() as u32
+    }
+
+    /// Replaces the price table ({currency, rows: [{model, input_per_million, output_per_million}]}).
+    pub fn set_prices(&mut self, table: JsValue) -> Result<(), JsValue> {
+        let table: PriceTable = from_js("price table", table)?;
+        table.check().map_err(|m| fail("input", &m, &()))?;
+        self.engine.set_prices(table);
+        Ok(())
+    }
+
+    /// The records answered or failed so far, as a record file (csv, jsonl or json).
+    pub fn export(&self, format: &str) -> Result<String, JsValue> {
+        let format = export_format(format)?;
+        let settled: Vec<Record> =
+            self.engine.records().filter(|r| r.status != crate::record::Status::Pending).cloned().collect();
+        Ok(formats::write(&settled, format))
+    }
+}
+
+/// Every provider the page lists: kind, label, wire format, default base URL, how the key is
+/// sent, CORS status with its advice, and capabilities.
+#[wasm_bindgen]
+pub fn provider_specs() -> Result<JsValue, JsValue> {
+    to_js(&ALL_KINDS.map(ProviderKind::spec))
+}
+
+/// The built-in price table, for the page's editable copy.
+#[wasm_bindgen]
+pub fn builtin_prices() -> Result<JsValue, JsValue> {
+    to_js(&PriceTable::builtin())
+}
+
+/// The request that lists a provider's models ({method, url, headers, body}); its headers
+/// carry the key.
+#[wasm_bindgen]
+pub fn models_request(kind: &str, base_url: Option<String>, key: Option<String>) -> Result<JsValue, JsValue> {
+    let endpoint = endpoint(kind, base_url)?;
+    let key = key.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    to_js(&build_models(&endpoint, key).map_err(|e| fail("error", &redact(&e.to_string(), key), &()))?)
+}
+
+/// The model names in a model-list response ({status, headers, body}); errors are redacted of `key`.
+#[wasm_bindgen]
+pub fn parse_model_list(
+    kind: &str,
+    response: JsValue,
+    key: Option<String>,
+    unix_ms: f64,
+) -> Result<Vec<String>, JsValue> {
+    let kind = kind_of(kind)?;
+    let key = key.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    let raw = match response_from_js(&response)? {
+        Ok(raw) => raw,
+        Err(_) => return Err(fail("input", "response: a model list needs an HTTP answer", &())),
+    };
+    let now_s = unix_ms.is_finite().then(|| (unix_ms / 1000.0) as i64);
+    parse_models(kind.spec().wire, &raw, key, now_s).map_err(|e| fail("error", &redact(&e.to_string(), key), &()))
+}
+
+/// What to tell the user when calls to a provider fail before any HTTP answer ("Failed to
+/// fetch"): CORS, a local server's origin setting, or the browser's local-network prompt.
+#[wasm_bindgen]
+pub fn network_failure_advice(kind: &str, base_url: Option<String>, page_origin: &str) -> Result<String, JsValue> {
+    Ok(fetch_failure_advice(&endpoint(kind, base_url)?, page_origin))
+}

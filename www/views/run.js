@@ -1,0 +1,189 @@
+// The Run tab: plan a run against LLM providers, confirm it, start it in the run worker
+// (www/run-worker.js), follow its progress, pause / resume / cancel / retry the failed calls,
+// analyse the records so far, export them, and resume a run a reload interrupted.
+import { $, el, busy, download, errorMessage, showIn } from "../dom.js";
+import { connect } from "../rpc.js";
+import { keysFor, remembered, setKey, setRemember } from "../keys.js";
+import { createRunForm } from "./run-form.js";
+import { renderEstimate, renderProgress } from "./run-live.js";
+
+/** `call` talks to the analysis worker (for "Analyse now"); `analysed()` refreshes Results. */
+export async function createRun(call, analysed) {
+  const worker = new Worker(new URL("../run-worker.js", import.meta.url), { type: "module" });
+  const runCall = connect(worker);
+  worker.addEventListener("message", ({ data }) => {
+    if (data.type === "progress") {
+      $("run-live").hidden = false;
+      renderProgress(data.progress);
+    } else if (data.type === "error") {
+      showIn($("run-live-error"), data.message);
+    }
+  });
+
+  const { specs, prices } = await runCall("providers");
+  const form = createRunForm(runCall, specs);
+  form.fillPrices(prices);
+  const remember = $("run-remember");
+  remember.checked = remembered();
+  remember.addEventListener("change", () => setRemember(remember.checked));
+
+  // An edited price table also reprices the run in progress (its cost so far and from now on).
+  $("run-prices").addEventListener("change", async () => {
+    try {
+      await runCall("setPrices", form.readPrices());
+    } catch (err) {
+      showIn($("run-live-error"), `Prices: ${errorMessage(err)}`);
+    }
+  });
+
+  const planError = $("run-plan-error");
+  const estimateBox = $("run-estimate");
+  let planned = null; // {spec, estimate, calls}
+
+  async function readCases() {
+    const source = document.querySelector('input[name="run-source"]:checked').value;
+    if (source === "workspace") {
+      const text = await call("export", "jsonl");
+      return { name: "results.jsonl", bytes: new TextEncoder().encode(text), as_records: true };
+    }
+    const file = $("run-cases-file").files[0];
+    if (!file) throw new Error("Choose a cases file (CSV, JSONL or JSON with a prompt column), or use the records in the Results tab.");
+    return { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), as_records: false };
+  }
+
+  $("run-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy($("run-plan"), async () => {
+      showIn(planError);
+      estimateBox.hidden = true;
+      try {
+        const spec = form.read();
+        planned = await runCall("plan", spec, await readCases());
+        renderEstimate(estimateBox, planned.estimate, planned.calls);
+        $("run-start").addEventListener("click", confirmStart);
+      } catch (err) {
+        planned = null;
+        showIn(planError, errorMessage(err));
+      }
+    });
+  });
+
+  const dialog = $("run-confirm");
+  function confirmStart() {
+    if (!planned) return;
+    if (planned.estimate.confirm.length) {
+      $("run-confirm-reasons").replaceChildren(...planned.estimate.confirm.map((r) => el("li", { text: `This run has ${r}.` })));
+      dialog.showModal();
+    } else {
+      start();
+    }
+  }
+  $("run-confirm-yes").addEventListener("click", () => {
+    dialog.close();
+    start();
+  });
+  $("run-confirm-no").addEventListener("click", () => dialog.close());
+
+  async function start() {
+    const spec = planned.spec;
+    planned = null;
+    estimateBox.hidden = true;
+    try {
+      await runCall("start", keysFor(spec.targets.map((t) => t.id)));
+      $("run-live").hidden = false;
+    } catch (err) {
+      showIn(planError, errorMessage(err));
+    }
+  }
+
+  const action = (id, op) => $(id).addEventListener("click", () => busy($(id), async () => {
+    try {
+      await runCall(op);
+    } catch (err) {
+      showIn($("run-live-error"), errorMessage(err));
+    }
+  }));
+  action("run-pause", "pause");
+  action("run-resume-btn", "resume");
+  action("run-cancel", "cancel");
+  action("run-retry", "retryFailed");
+
+  for (const format of ["csv", "jsonl"]) {
+    const id = `run-export-${format}`;
+    $(id).addEventListener("click", async () => {
+      try {
+        download(`evenhand-run-records.${format}`, await runCall("export", format), format === "csv" ? "text/csv" : "application/x-ndjson");
+      } catch (err) {
+        showIn($("run-live-error"), errorMessage(err));
+      }
+    });
+  }
+
+  // The records so far go to the Results tab's workspace; the run goes on meanwhile.
+  $("run-analyse").addEventListener("click", () => busy($("run-analyse"), async () => {
+    try {
+      const csv = await runCall("export", "csv");
+      if (csv.split("\n").filter(Boolean).length < 2) throw new Error("No record is answered or failed yet.");
+      await call("load", "run-records.csv", new TextEncoder().encode(csv), null);
+      await analysed();
+    } catch (err) {
+      showIn($("run-live-error"), `Analyse now: ${errorMessage(err)}`);
+    }
+  }));
+
+  $("run-plan").disabled = false;
+  await offerResume(runCall);
+}
+
+/** On load: each unfinished stored run, with Resume (asking again for keys not remembered) and Discard. */
+async function offerResume(runCall) {
+  const box = $("run-resume");
+  let runs;
+  try {
+    runs = await runCall("unfinished");
+  } catch (err) {
+    showIn(box, el("p", { class: "alert", role: "alert", text: `Stored runs could not be read: ${errorMessage(err)}` }));
+    return;
+  }
+  if (!runs.length) return;
+  box.replaceChildren(el("h3", { text: "Unfinished runs" }), ...runs.map((r) => resumeItem(runCall, r, box)));
+  box.hidden = false;
+}
+
+function resumeItem(runCall, r, box) {
+  const inputs = r.keyed.filter((t) => !keysFor([t])[t]).map((t) => {
+    const id = `run-resume-key-${r.run_id}-${t}`;
+    return { target: t, input: el("input", { id, type: "password", autocomplete: "off", spellcheck: "false" }), id };
+  });
+  const resume = el("button", { type: "button", class: "primary", text: "Resume" });
+  const discard = el("button", { type: "button", text: "Discard" });
+  const error = el("div", { class: "alert", role: "alert", hidden: true });
+  const item = el("div", { class: "resume-item", "data-run-id": r.run_id },
+    el("p", { role: "status", text: `Run ${r.run_id} (${new Date(r.created).toLocaleString()}): ${r.answered} of ${r.total} answered`
+      + (r.failed ? `, ${r.failed} failed` : "") + "." }),
+    inputs.length ? el("p", { text: "Keys are not kept with a run; type them again to resume." }) : null,
+    inputs.map(({ target, input, id }) => el("div", { class: "row" }, el("label", { for: id, text: `API key for ${target}` }), input)),
+    el("div", { class: "buttons" }, resume, discard), error);
+  resume.addEventListener("click", () => busy(resume, async () => {
+    for (const { target, input } of inputs) setKey(target, input.value);
+    const missing = inputs.filter(({ input }) => !input.value.trim()).map(({ target }) => target);
+    if (missing.length) {
+      showIn(error, `Type the key for ${missing.join(", ")} first.`);
+      return;
+    }
+    try {
+      await runCall("resumeStored", r.run_id, keysFor(r.targets));
+      item.remove();
+      box.hidden = box.querySelectorAll(".resume-item").length === 0;
+      $("run-live").hidden = false;
+    } catch (err) {
+      showIn(error, errorMessage(err));
+    }
+  }));
+  discard.addEventListener("click", () => busy(discard, async () => {
+    await runCall("discard", r.run_id);
+    item.remove();
+    box.hidden = box.querySelectorAll(".resume-item").length === 0;
+  }));
+  return item;
+}
