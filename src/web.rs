@@ -670,6 +670,9 @@ struct LangbiteQuery {
     /// LangBiTe's file-name timestamp, YYYYmmddHHMMSS (the page passes the current time).
     #[serde(default)]
     timestamp: String,
+    /// Add the results' fingerprint and the time spent reading and evaluating (benchmarks).
+    #[serde(default)]
+    sample: bool,
 }
 
 fn one_u64() -> u64 {
@@ -695,9 +698,12 @@ pub fn langbite_evaluate(
     }
     let parsed =
         crate::langbite::scenario::parse("scenario", scenario).map_err(|e| fail("scenario", &e.to_string(), &()))?;
+    let started = js_sys::Date::now();
     let loaded = crate::formats::load(records_name, records_bytes, None).map_err(failed)?;
+    let read_ms = js_sys::Date::now();
     let mode = if q.compat { Mode::Langbite } else { Mode::Default };
     let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, q.seed, q.confidence);
+    let done_ms = js_sys::Date::now();
     let files = if q.files {
         let provenance = serde_json::json!({"records": {"file": records_name, "unreadable_rows": loaded.errors.len()}});
         summary::files(&s, &loaded.records, &q.timestamp, &provenance)
@@ -714,6 +720,8 @@ pub fn langbite_evaluate(
         communities: &'a Option<crate::langbite::community::Communities>,
         problems: &'a [crate::formats::Problem],
         files: Vec<(String, String)>,
+        sample: Option<Vec<f64>>,
+        timing: Option<serde_json::Value>,
     }
     let count = |v: &str| s.templates.iter().filter(|t| t.verdict.as_str() == v).count();
     to_js(&Out {
@@ -725,6 +733,10 @@ pub fn langbite_evaluate(
         communities: &s.communities,
         problems: &s.problems,
         files,
+        sample: q.sample.then(|| s.fingerprint()),
+        timing: q.sample.then(|| {
+            serde_json::json!({"load_seconds": (read_ms - started) / 1e3, "evaluate_seconds": (done_ms - read_ms) / 1e3})
+        }),
     })
 }
 

@@ -218,13 +218,20 @@ pub fn categorical_tests(communities: &[String], blocks: &[&Block]) -> Vec<Test>
     tests
 }
 
-fn spread_of(communities: &[String], blocks: &[&Block]) -> f64 {
-    let means: Vec<f64> =
-        communities.iter().map(|c| blocks.iter().map(|b| b[c]).sum::<f64>() / blocks.len() as f64).collect();
-    means.iter().copied().fold(f64::NEG_INFINITY, f64::max) - means.iter().copied().fold(f64::INFINITY, f64::min)
+/// Largest minus smallest column mean of a blocks x communities matrix given by column sums.
+fn spread_of_sums(sums: &[f64], rows: usize) -> f64 {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in sums {
+        let mean = s / rows as f64;
+        lo = lo.min(mean);
+        hi = hi.max(mean);
+    }
+    hi - lo
 }
 
-/// The permutation test of the spread and its bootstrap interval.
+/// The permutation test of the spread and its bootstrap interval. The blocks are copied once
+/// into a dense row-major matrix (one row per block, one column per community), so each
+/// permutation only shuffles rows and adds them up.
 fn numeric_tests(
     communities: &[String],
     blocks: &[&Block],
@@ -234,20 +241,29 @@ fn numeric_tests(
     if blocks.is_empty() {
         return (vec![], None);
     }
-    let observed = spread_of(communities, blocks);
+    let k = communities.len();
+    let matrix: Vec<f64> = blocks.iter().flat_map(|b| communities.iter().map(|c| b[c])).collect();
+    let rows = blocks.len();
+    let mut sums = vec![0.0; k];
+    for row in matrix.chunks(k) {
+        for (s, v) in sums.iter_mut().zip(row) {
+            *s += v;
+        }
+    }
+    let observed = spread_of_sums(&sums, rows);
     let mut rng = rng_for(seed, &[b"langbite-permutation", label.as_bytes()]);
     let mut at_least = 0;
-    let mut shuffled: Vec<Block> = blocks.iter().map(|b| (*b).clone()).collect();
+    let mut scratch = vec![0.0; k];
     for _ in 0..DRAWS {
-        for (b, orig) in shuffled.iter_mut().zip(blocks) {
-            let mut values: Vec<f64> = communities.iter().map(|c| orig[c]).collect();
-            values.shuffle(&mut rng);
-            for (c, v) in communities.iter().zip(values) {
-                b.insert(c.clone(), v);
+        sums.iter_mut().for_each(|s| *s = 0.0);
+        for row in matrix.chunks(k) {
+            scratch.copy_from_slice(row);
+            scratch.shuffle(&mut rng);
+            for (s, v) in sums.iter_mut().zip(&scratch) {
+                *s += v;
             }
         }
-        let refs: Vec<&Block> = shuffled.iter().collect();
-        if spread_of(communities, &refs) >= observed - 1e-12 {
+        if spread_of_sums(&sums, rows) >= observed - 1e-12 {
             at_least += 1;
         }
     }
@@ -255,13 +271,19 @@ fn numeric_tests(
     let mut rng = rng_for(seed, &[b"langbite-bootstrap", label.as_bytes()]);
     let mut spreads: Vec<f64> = (0..DRAWS)
         .map(|_| {
-            let sample: Vec<&Block> = (0..blocks.len()).map(|_| blocks[rng.random_range(0..blocks.len())]).collect();
-            spread_of(communities, &sample)
+            sums.iter_mut().for_each(|s| *s = 0.0);
+            for _ in 0..rows {
+                let r = rng.random_range(0..rows);
+                for (s, v) in sums.iter_mut().zip(&matrix[r * k..(r + 1) * k]) {
+                    *s += v;
+                }
+            }
+            spread_of_sums(&sums, rows)
         })
         .collect();
     spreads.sort_by(f64::total_cmp);
     let pick = |q: f64| spreads[((q * (DRAWS - 1) as f64).round() as usize).min(DRAWS - 1)];
-    let note = format!("{} blocks, {DRAWS} permutations within blocks, p = (k + 1) / (P + 1)", blocks.len());
+    let note = format!("{rows} blocks, {DRAWS} permutations within blocks, p = (k + 1) / (P + 1)");
     (
         vec![test("permutation-spread", communities.to_vec(), Some(observed), p, note)],
         Some((observed, pick(0.025), pick(0.975))),

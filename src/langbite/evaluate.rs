@@ -7,7 +7,7 @@
 //! are judged by [`super::oracle::compat_verdict`].
 
 use super::library::Library;
-use super::oracle::{CompatVerdict, OracleSpec, compat_verdict};
+use super::oracle::{CompatVerdict, OracleCache, OracleSpec, compat_verdict, compat_verdict_with};
 use super::reports::{self, EVALUATIONS_HEADER, GLOBAL_HEADER, RESPONSES_HEADER, Table};
 use super::scenario::Scenario;
 use crate::formats::Problem;
@@ -76,30 +76,21 @@ pub fn compat_from_records(scenario: &Scenario, records: &[Record]) -> (Vec<Temp
         entry.push(r);
     }
     let mut out = vec![];
+    let mut oracles = OracleCache::default();
     for key in order {
         let rs = &groups[&key];
         let first = rs[0];
-        let prediction = first.extra.get("oracle_prediction").and_then(|p| serde_json::from_str(p).ok());
-        let spec = match prediction
-            .as_ref()
-            .map(|p| OracleSpec::parse(first.extra.get("oracle").map_or("", String::as_str), p))
-        {
-            Some(Ok(spec)) => spec,
-            Some(Err(e)) => {
+        let matcher = match oracles.of(first) {
+            Ok(m) => m,
+            Err(e) => {
                 problems.push(Problem::new(&first.record_id, e).in_field("oracle_prediction"));
-                continue;
-            }
-            None => {
-                problems.push(
-                    Problem::new(&first.record_id, "expected the template's oracle in extra.oracle_prediction")
-                        .in_field("oracle_prediction"),
-                );
                 continue;
             }
         };
         let responses: Vec<Option<&str>> =
             rs.iter().map(|r| (r.status != Status::Error).then_some(r.response.as_str())).collect();
-        let verdict = compat_verdict(&spec, &responses, delta_for(scenario, &first.concern));
+        let verdict = compat_verdict_with(matcher, &responses, delta_for(scenario, &first.concern));
+        let spec = matcher.spec.clone();
         out.push(TemplateEval {
             provider: first.provider.clone(),
             model: first.model.clone(),

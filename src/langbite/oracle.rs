@@ -90,6 +90,30 @@ impl OracleSpec {
     }
 }
 
+/// Oracles read from records (`extra.oracle` and `extra.oracle_prediction`, as
+/// [`super::plan`] writes them), parsed and compiled once per distinct pair.
+#[derive(Debug, Default)]
+pub struct OracleCache(std::collections::HashMap<(String, String), Result<Matcher, String>>);
+
+impl OracleCache {
+    pub fn of(&mut self, r: &crate::record::Record) -> Result<&Matcher, String> {
+        let oracle = r.extra.get("oracle").map_or("", String::as_str);
+        let prediction = r.extra.get("oracle_prediction").map_or("", String::as_str);
+        self.0
+            .entry((oracle.to_string(), prediction.to_string()))
+            .or_insert_with(|| {
+                if prediction.is_empty() {
+                    return Err("expected the template's oracle in extra.oracle_prediction".into());
+                }
+                let p: Value =
+                    serde_json::from_str(prediction).map_err(|e| format!("oracle_prediction is not JSON: {e}"))?;
+                OracleSpec::parse(oracle, &p).map(Matcher::new)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
 /// A template's verdict in compatibility mode (upstream's three values).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "verdict", content = "reason")]
@@ -119,30 +143,54 @@ pub fn clean_string(text: &str) -> String {
 /// whole word; the value is a regular expression, as upstream inserts it unescaped. A value
 /// that is not a valid pattern raises upstream, so it is an error here too.
 pub fn compat_matches(response_clean: &str, value: &str) -> Result<bool, String> {
+    compile(value).map(|re| re.is_match(response_clean))
+}
+
+fn compile(value: &str) -> Result<regex::Regex, String> {
     let value = clean_string(value);
     RegexBuilder::new(&format!(r"^\b(?:{value})\b"))
         .case_insensitive(true)
         .build()
-        .map(|re| re.is_match(response_clean))
         .map_err(|e| format!("re.error in expected value {value:?}: {e}"))
+}
+
+/// An oracle with its expected values compiled once, for judging many templates.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    pub spec: OracleSpec,
+    patterns: Result<Vec<regex::Regex>, String>,
+}
+
+impl Matcher {
+    pub fn new(spec: OracleSpec) -> Matcher {
+        let patterns = spec.expected.iter().map(|v| compile(v)).collect();
+        Matcher { spec, patterns }
+    }
+
+    /// M(r): any expected value matches the cleaned response.
+    fn matches(&self, cleaned: &str) -> Result<bool, String> {
+        match &self.patterns {
+            Ok(ps) => Ok(ps.iter().any(|p| p.is_match(cleaned))),
+            Err(e) => Err(e.clone()),
+        }
+    }
 }
 
 /// Upstream's verdict for one template. `responses` are the template's instances in order;
 /// `None` is a call that failed (upstream's `ERROR: ...`). `delta` is the requirement's.
 pub fn compat_verdict(spec: &OracleSpec, responses: &[Option<&str>], delta: f64) -> CompatVerdict {
+    compat_verdict_with(&Matcher::new(spec.clone()), responses, delta)
+}
+
+/// [`compat_verdict`] with the patterns compiled already.
+pub fn compat_verdict_with(matcher: &Matcher, responses: &[Option<&str>], delta: f64) -> CompatVerdict {
+    let spec = &matcher.spec;
     if let Some(i) = responses.iter().position(Option::is_none) {
         // Upstream evaluates after executing every instance; a failed call raised before.
         return CompatVerdict::Error(format!("instance {i}: the call failed"));
     }
     let cleaned: Vec<String> = responses.iter().flatten().map(|r| clean_string(r)).collect();
-    let m = |r: &str| -> Result<bool, String> {
-        for v in &spec.expected {
-            if compat_matches(r, v)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    };
+    let m = |r: &str| matcher.matches(r);
     match spec.operation {
         Operation::AllEqualExpected => {
             // all() short-circuits on the first failure, as upstream's loop does.

@@ -21,7 +21,7 @@
 //! when it is below, inconclusive otherwise; LangBiTe's point-estimate verdict is given beside.
 
 use super::answer::{core_answer, includes_value, number, starts_with_value};
-use super::oracle::{Operation, OracleSpec};
+use super::oracle::{Operation, OracleCache};
 use super::scenario::Scenario;
 use crate::crosslingual::lexicon::Lexicon;
 use crate::formats::Problem;
@@ -55,23 +55,18 @@ pub struct Evaluation {
 /// (provider, model, requirement, language, template id, sample): one number oracle's instances.
 type GroupKey = (String, String, String, String, String, u32);
 
-fn oracle_of(r: &Record) -> Result<OracleSpec, String> {
-    let p = r.extra.get("oracle_prediction").ok_or("expected the template's oracle in extra.oracle_prediction")?;
-    let p: serde_json::Value = serde_json::from_str(p).map_err(|e| format!("oracle_prediction is not JSON: {e}"))?;
-    OracleSpec::parse(r.extra.get("oracle").map_or("", String::as_str), &p)
-}
-
 /// Judges every answered or failed record. Records whose oracle cannot be read are reported.
 pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (Vec<Evaluation>, Vec<Problem>) {
     let mut problems = vec![];
     let mut out: Vec<Evaluation> = vec![];
+    let mut oracles = OracleCache::default();
     // Number oracles are judged per template group once all its values are known.
     let mut numeric: HashMap<GroupKey, (f64, Vec<usize>)> = HashMap::new();
     let delta_of =
         |concern: &str| scenario.requirements.iter().rev().find(|q| q.concern == concern).map_or(0.0, |q| q.delta);
     for r in records.iter().filter(|r| !matches!(r.status, Status::Pending | Status::Skipped)) {
-        let spec = match oracle_of(r) {
-            Ok(s) => s,
+        let spec = match oracles.of(r) {
+            Ok(m) => &m.spec,
             Err(e) => {
                 problems.push(Problem::new(&r.record_id, e).in_field("oracle_prediction"));
                 continue;

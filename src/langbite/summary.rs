@@ -64,6 +64,30 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, 
     Summary { mode, seed, confidence, templates, global, evaluations, groups, communities, cross_language, problems }
 }
 
+impl Summary {
+    /// A compact fingerprint of the results (template verdicts, outcome counts, groups, and
+    /// the sum of the community tests' p-values), for checking that two builds (native and
+    /// wasm) computed the same thing.
+    pub fn fingerprint(&self) -> Vec<f64> {
+        use super::outcome::Outcome;
+        let verdict = |v: &str| self.templates.iter().filter(|t| t.verdict.as_str() == v).count() as f64;
+        let outcome = |o: Outcome| self.evaluations.iter().filter(|e| e.outcome == o).count() as f64;
+        let p_sum: f64 =
+            self.communities.as_ref().map_or(0.0, |c| c.groups.iter().flat_map(|g| &g.tests).map(|t| t.p_value).sum());
+        vec![
+            verdict("Passed"),
+            verdict("Failed"),
+            verdict("Error"),
+            outcome(Outcome::Passed),
+            outcome(Outcome::Failed),
+            outcome(Outcome::Refused),
+            outcome(Outcome::Unparseable),
+            self.groups.len() as f64,
+            p_sum,
+        ]
+    }
+}
+
 fn csv_of(header: &[&str], rows: Vec<Vec<String>>) -> String {
     super::reports::write_csv(header, &rows, false)
 }
