@@ -8,6 +8,12 @@
 //! provider (tests/mock/mock_provider.py) over HTTP/1.1 on 127.0.0.1 with injected faults. The
 //! mock test skips with a printed reason when python3 is missing.
 
+// The mock is read with ureq, which exists for native targets only.
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/mock.rs"]
+mod mock;
+
 use evenhand::crosslingual::analysis::Settings;
 use evenhand::crosslingual::detect::Detector;
 use evenhand::crosslingual::permanova;
@@ -21,10 +27,9 @@ use evenhand::run::{CallResult, Completion, Dispatch, Engine, Plan, RunSpec, Tra
 use evenhand::stats::distance::Distance;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 fn root() -> PathBuf {
@@ -327,40 +332,6 @@ fn a_canned_provider_run_feeds_mcnemar_permanova_and_the_judge() {
 
 // ---- the mock provider over HTTP -------------------------------------------------------
 
-/// A running mock, stopped (by its own process id) when dropped.
-struct Mock {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_mock(args: &[&str]) -> Option<Mock> {
-    let spawned = Command::new("python3")
-        .arg(root().join("tests/mock/mock_provider.py"))
-        .args(["--max-seconds", "120"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn();
-    let mut child = match spawned {
-        Ok(c) => c,
-        Err(e) => {
-            println!("SKIP: python3 not available ({e})");
-            return None;
-        }
-    };
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let port = line.strip_prefix("LISTENING ").and_then(|p| p.trim().parse().ok());
-    Some(Mock { port: port.unwrap_or_else(|| panic!("the mock did not start: {line:?}")), child })
-}
-
 /// One HTTP/1.1 request per connection, the body read to the end of the stream.
 fn http(d: &Dispatch) -> Result<RawResponse, TransportError> {
     let rest = d.url.strip_prefix("http://").expect("an http URL");
@@ -396,7 +367,7 @@ fn http(d: &Dispatch) -> Result<RawResponse, TransportError> {
 
 #[test]
 fn a_run_against_the_mock_with_faults_reports_every_failure() {
-    let Some(mock) = start_mock(&["--fault-rate", "0.3", "--seed", "11"]) else { return };
+    let Some(mock) = mock::Mock::start(&["--fault-rate", "0.3", "--seed", "11"]) else { return };
     let base = format!("http://127.0.0.1:{}/v1", mock.port);
     let (mut s, cases) = session(&["en", "de", "ko"], &["answer"]);
     assert_eq!(cases.len(), 18);

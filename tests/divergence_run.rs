@@ -4,8 +4,13 @@
 //! from the stored records and checked against the same data given as an uploaded table or
 //! as records built by hand. Skips with a printed reason when python3 is missing.
 
+// The mock is read with ureq, which exists for native targets only.
+#![cfg(not(target_arch = "wasm32"))]
+
 #[path = "common/http.rs"]
 mod http;
+#[path = "common/mock.rs"]
+mod mock;
 
 use evenhand::divergence::analyse::{ModelData, SettingsText};
 use evenhand::divergence::probes::ProbeSet;
@@ -48,7 +53,7 @@ fn settings() -> evenhand::divergence::Settings {
 
 #[test]
 fn a_scoring_run_against_the_mock_gives_the_cd_of_its_logprob_table() {
-    let Some(mock) = http::start_mock(&["--fault-rate", "0.2", "--seed", "7"]) else { return };
+    let Some(mock) = mock::Mock::start(&["--fault-rate", "0.2", "--seed", "7"]) else { return };
     let probes = few_contexts(3);
     let cases = runs::cases(&probes, Mode::Score);
     let per_model = cases.len();

@@ -2,55 +2,25 @@
 //! over real HTTP on 127.0.0.1, and against the official OpenAI and Anthropic Python SDKs.
 //! Tests skip with a printed reason when python3 (or, for the SDK check, PyPI) is missing.
 
+// The mock is read with ureq, which exists for native targets only.
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/mock.rs"]
+mod mock;
+
 use evenhand::providers::ProviderKind as K;
 use evenhand::providers::request::{Endpoint, HttpRequest, Method, build_chat, build_embed, build_models};
 use evenhand::providers::response::{ContentFlag, RawResponse, parse_chat, parse_embed, parse_models};
 use evenhand::providers::{ChatRequest, ProviderError, WireFormat};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A running mock, stopped (by its own process id) when dropped.
-struct Mock {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_mock(args: &[&str]) -> Option<Mock> {
-    let script = root().join("tests/mock/mock_provider.py");
-    let spawned = Command::new("python3")
-        .arg(&script)
-        .args(["--max-seconds", "120"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn();
-    let mut child = match spawned {
-        Ok(c) => c,
-        Err(e) => {
-            println!("SKIP: python3 not available ({e})");
-            return None;
-        }
-    };
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let port = line.strip_prefix("LISTENING ").and_then(|p| p.trim().parse().ok());
-    let port = port.unwrap_or_else(|| panic!("the mock did not start: {line:?}"));
-    Some(Mock { child, port })
 }
 
 /// A minimal HTTP/1.1 client: one request per connection, body read to the end. Transport
@@ -111,7 +81,7 @@ fn call_chat(port: u16, kind: K, req: &ChatRequest) -> Result<evenhand::provider
 
 #[test]
 fn our_requests_are_answered_and_our_parsers_read_every_format() {
-    let Some(mock) = start_mock(&[]) else { return };
+    let Some(mock) = mock::Mock::start(&[]) else { return };
     for kind in CHAT_KINDS {
         let logprobs = kind.spec().capabilities.logprobs.then_some(2);
         let req = ChatRequest { logprobs, system: Some("One letter.".into()), ..chat("mock-a", "Who was late?") };
@@ -142,7 +112,7 @@ fn our_requests_are_answered_and_our_parsers_read_every_format() {
 /// Ollama) the mock answers as that API would, and the expectation says so.
 #[test]
 fn every_error_mode_becomes_the_right_typed_error() {
-    let Some(mock) = start_mock(&["--timeout-s", "2"]) else { return };
+    let Some(mock) = mock::Mock::start(&["--timeout-s", "2"]) else { return };
     for kind in CHAT_KINDS {
         let err = |model: &str| call_chat(mock.port, kind, &chat(model, "x")).unwrap_err();
         assert!(matches!(err("mock-401"), ProviderError::Auth { status: 401, .. }), "{kind:?}");
@@ -200,7 +170,7 @@ fn every_error_mode_becomes_the_right_typed_error() {
 /// Gemini's 429 says how long to wait in its body too; without the header our parser reads that.
 #[test]
 fn gemini_rate_limits_carry_retry_info_in_the_body() {
-    let Some(mock) = start_mock(&[]) else { return };
+    let Some(mock) = mock::Mock::start(&[]) else { return };
     let http = build_chat(&endpoint(K::Gemini, mock.port), Some(KEY), &chat("mock-429", "x")).unwrap();
     let mut raw = send(&http, Duration::from_secs(5)).unwrap();
     raw.headers.retain(|(k, _)| !k.eq_ignore_ascii_case("retry-after"));
@@ -220,7 +190,7 @@ fn stats(port: u16) -> Value {
 
 #[test]
 fn injected_faults_are_retried_through_and_the_mock_counts_every_attempt() {
-    let Some(mock) = start_mock(&["--fault-rate", "0.3", "--seed", "7"]) else { return };
+    let Some(mock) = mock::Mock::start(&["--fault-rate", "0.3", "--seed", "7"]) else { return };
     let mut attempts_total = 0;
     for case in 0..40 {
         let req = chat("mock-a", &format!("case {case}"));
@@ -272,7 +242,7 @@ fn official_sdks_accept_the_mock() {
             return;
         }
     }
-    let Some(mock) = start_mock(&["--timeout-s", "3"]) else { return };
+    let Some(mock) = mock::Mock::start(&["--timeout-s", "3"]) else { return };
     let out = Command::new(&python)
         .arg(root().join("tests/mock/sdk_check.py"))
         .args(["--base", &format!("http://127.0.0.1:{}", mock.port)])
@@ -289,7 +259,7 @@ fn official_sdks_accept_the_mock() {
 
 #[test]
 fn the_mock_stops_on_sigterm() {
-    let Some(mut mock) = start_mock(&[]) else { return };
+    let Some(mut mock) = mock::Mock::start(&[]) else { return };
     let pid = mock.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     let started = std::time::Instant::now();
@@ -309,7 +279,7 @@ fn header<'a>(raw: &'a RawResponse, name: &str) -> Option<&'a str> {
 
 #[test]
 fn the_mock_answers_preflights_and_adds_its_latency() {
-    let Some(mock) = start_mock(&["--latency-ms", "150"]) else { return };
+    let Some(mock) = mock::Mock::start(&["--latency-ms", "150"]) else { return };
     let mut stream = TcpStream::connect(("127.0.0.1", mock.port)).unwrap();
     let preflight = "OPTIONS /v1/messages HTTP/1.1\r\nHost: x\r\nOrigin: https://example.github.io\r\n\
         Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: x-api-key, anthropic-version, \

@@ -1,54 +1,14 @@
-//! A small synchronous driver for the run engine: the mock provider started on a free port,
-//! a one-request-per-connection HTTP/1.1 transport over `TcpStream`, and a loop that plays a
+//! A small synchronous driver for the run engine (the mock itself is started by
+//! `common/mock.rs`): a one-request-per-connection HTTP/1.1 transport over `TcpStream`, and a loop that plays a
 //! whole run on a virtual clock (a backoff costs no real time).
 
 use evenhand::providers::response::RawResponse;
 use evenhand::record::Record;
 use evenhand::run::engine::{CallResult, Completion, Dispatch, Engine, TransportError};
 use evenhand::run::progress::Progress;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-/// A running mock, stopped (by its own process id) when dropped.
-pub struct Mock {
-    child: Child,
-    pub port: u16,
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts tests/mock/mock_provider.py with `args`, or None (with the reason printed) when
-/// python3 is missing.
-pub fn start_mock(args: &[&str]) -> Option<Mock> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mock/mock_provider.py");
-    let spawned = Command::new("python3")
-        .arg(&script)
-        .args(["--port", "0", "--max-seconds", "120"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn();
-    let mut child = match spawned {
-        Ok(c) => c,
-        Err(e) => {
-            println!("SKIP: python3 not available ({e})");
-            return None;
-        }
-    };
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("piped stdout")).read_line(&mut line).expect("the mock's first line");
-    let port = line.strip_prefix("LISTENING ").and_then(|p| p.trim().parse().ok());
-    let port = port.unwrap_or_else(|| panic!("the mock did not start: {line:?}"));
-    Some(Mock { child, port })
-}
 
 /// Sends one request (method, url, headers, body) and reads the whole answer.
 pub fn send(

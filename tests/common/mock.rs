@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 
 /// A running mock, stopped (by its own process id) when dropped.
 pub struct Mock {
-    child: Child,
+    pub child: Child,
     pub port: u16,
 }
 
