@@ -198,7 +198,8 @@ impl Prepared {
                 Status::Error => report.failed.push(Failure {
                     custom_id: id_of(&r.record_id),
                     record_id: r.record_id.clone(),
-                    reason: r.error.clone(),
+                    // The record says where the error came from; the report lists the provider's words.
+                    reason: r.error.strip_prefix("batch result: ").unwrap_or(&r.error).to_string(),
                 }),
                 _ => {}
             }
