@@ -742,3 +742,12 @@ pub fn langbite_evaluate(
 
 mod run;
 pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};
+
+/// A JSON array of records as a JSONL record file (the form the Run tab reads as cases): how
+/// the Cross-lingual and Divergence tabs hand their provider cases to a run.
+#[wasm_bindgen]
+pub fn records_to_jsonl(records_json: &str) -> Result<String, JsValue> {
+    let records: Vec<crate::record::Record> = serde_json::from_str(records_json)
+        .map_err(|e| fail("records", &format!("expected a JSON array of records: {e}"), &()))?;
+    Ok(crate::formats::write(&records, crate::formats::FileFormat::Jsonl))
+}

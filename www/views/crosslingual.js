@@ -63,6 +63,19 @@ export function createXlingSetup(call, onData) {
     cancelled = true;
   });
 
+  $("xl-cases-download").addEventListener("click", async () => {
+    try {
+      const languages = checked($("xl-languages"));
+      const modes = checked($("xl-modes"));
+      if (languages.length < 2) throw new Error("Choose at least two languages.");
+      if (modes.length === 0) throw new Error("Choose at least one prompt mode.");
+      download("crosslingual-cases.jsonl", await call("xlCasesJsonl", { languages, modes }), "application/jsonl");
+      showIn($("xl-run-error"));
+    } catch (err) {
+      showIn($("xl-run-error"), errorMessage(err));
+    }
+  });
+
   $("xl-run-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     if (running) return;

@@ -192,6 +192,15 @@ export function createDivergence(call) {
       }
     });
   });
+  $("cd-cases-download").addEventListener("click", async () => {
+    // The mode select says "sampling"/"scoring"; the session's cases take "sample"/"score".
+    const mode = $("cd-mode").value === "scoring" ? "score" : "sample";
+    try {
+      download(`divergence-${mode}-cases.jsonl`, await call("cdCasesJsonl", mode), "application/jsonl");
+    } catch (err) {
+      showIn($("cd-data-result"), alert(el("p", { text: errorMessage(err) })));
+    }
+  });
   for (const [id, op] of [["cd-logprobs-file", "cdLoadLogprobs"], ["cd-records-file", "cdLoadRecords"]]) {
     $(id).addEventListener("change", async (event) => {
       const [file] = event.target.files;
