@@ -271,3 +271,64 @@ test("run store: an error never replaces an answered record in IndexedDB", async
   expect(kept.both.map((r) => [r.record_id, r.status])).toEqual([["t:c1:x:m:0", "ok"], ["t:c2:x:m:0", "ok"]]);
   expect(kept.gone).toBe(0);
 });
+
+test("run: pause stops new calls, analyse works mid-run, cancel stops, retry failed resends only the failures", async ({ page }) => {
+  test.setTimeout(180_000);
+  const mock = await startMock(["--latency-ms", "150"]);
+  try {
+    const csv = `case_id,prompt\n${Array.from({ length: 40 }, (_, i) => `p${i},"Pause test ${i}: yes or no?"`).join("\n")}\n`;
+    await open(page);
+    await runTab(page);
+    // mock-503 always fails (its calls come first: the plan goes model by model), so
+    // "Retry failed" has something to do; mock-a answers.
+    await target(page, { base: mock.base, models: "mock-503, mock-a", concurrency: 2 });
+    await page.locator("#run-attempts").fill("1");
+    await casesFile(page, "pause.csv", csv);
+    await page.getByRole("button", { name: "Plan" }).click();
+    await expect(page.locator("#run-plan-summary")).toContainText("80 calls");
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(async () => (await counts(page)).answered, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+
+    await page.locator("#run-pause").click();
+    await expect.poll(async () => (await counts(page)).state, { timeout: 10_000 }).toBe("paused");
+    await page.waitForTimeout(600); // the calls in flight land
+    const settled = async () => { const c = await counts(page); return c.answered + c.failed; };
+    const atPause = await settled();
+    const sentAtPause = (await mock.stats()).total;
+    await page.waitForTimeout(1500);
+    expect((await mock.stats()).total).toBe(sentAtPause); // nothing new is sent while paused
+    expect(await settled()).toBe(atPause);
+
+    // Results while the run is unfinished: the records so far go to the Results tab.
+    await page.locator("#run-analyse").click();
+    await expect(page.getByRole("tab", { name: "Results" })).toHaveAttribute("aria-selected", "true");
+    await runTab(page);
+
+    await page.locator("#run-resume-btn").click();
+    await expect.poll(settled, { timeout: 30_000 }).toBeGreaterThan(atPause + 2);
+    await page.locator("#run-cancel").click();
+    await expect.poll(async () => (await counts(page)).state, { timeout: 10_000 }).toBe("cancelled");
+    await page.waitForTimeout(600);
+    const atCancel = await counts(page);
+    expect(atCancel.answered + atCancel.failed).toBeLessThan(80);
+    const sentAtCancel = (await mock.stats()).total;
+    await page.waitForTimeout(1000);
+    expect((await mock.stats()).total).toBe(sentAtCancel);
+
+    // A cancelled run can be resumed to the end; then "Retry failed" sends only the failures
+    // again (and they fail again: mock-503 always does).
+    await page.locator("#run-resume-btn").click();
+    await expect.poll(settled, { timeout: 60_000 }).toBe(80);
+    const done = await counts(page);
+    expect(done.failed).toBe(40);
+    const sentAtEnd = (await mock.stats()).total;
+    await page.locator("#run-retry").click();
+    await expect.poll(async () => (await mock.stats()).total, { timeout: 30_000 }).toBe(sentAtEnd + 40);
+    await expect.poll(settled, { timeout: 30_000 }).toBe(80);
+    await page.waitForTimeout(500);
+    expect((await mock.stats()).total).toBe(sentAtEnd + 40); // the 40 answers were not asked for again
+    await expect(page.locator("#run-failures")).toContainText("503");
+  } finally {
+    mock.stop();
+  }
+});
