@@ -196,6 +196,17 @@ pub struct EvaluateArgs {
     /// LangBiTe's file-name timestamp (YYYYmmddHHMMSS); the current time when absent.
     #[arg(long)]
     timestamp: Option<String>,
+    /// Write the LLM judge's cases (a seeded audit sample of passes and failures) to this JSONL
+    /// file, to run with `evenhand run --cases` on any provider.
+    #[arg(long)]
+    judge_plan_out: Option<PathBuf>,
+    /// Passes and failures sampled per group for the judge.
+    #[arg(long, default_value_t = 10)]
+    judge_per_outcome: usize,
+    /// The judge's answered records (from that run): their agreement with the oracle goes to
+    /// DIR/judge.json.
+    #[arg(long)]
+    judge_records: Option<PathBuf>,
 }
 
 /// `evenhand evaluate`: oracles, statistics and every report for a LangBiTe-style run.
@@ -206,6 +217,11 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
         Some("langbite") => Mode::Langbite,
         Some(other) => return Err(format!("--compat: expected langbite, found {other:?}")),
     };
+    if mode == Mode::Langbite && (args.judge_plan_out.is_some() || args.judge_records.is_some()) {
+        return Err(
+            "--judge-plan-out and --judge-records need the default mode (the judge reviews instance outcomes)".into()
+        );
+    }
     if !(args.confidence > 0.0 && args.confidence < 1.0) {
         return Err(format!("--confidence: expected a number between 0 and 1, found {}", args.confidence));
     }
@@ -250,8 +266,27 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
         }
         std::fs::write(&path, contents).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     }
+    let mut judge = serde_json::Value::Null;
+    if let Some(path) = &args.judge_plan_out {
+        let sample =
+            evenhand::langbite::judge::audit_sample(&loaded.records, &s.evaluations, args.judge_per_outcome, args.seed);
+        let cases = evenhand::langbite::judge::cases(&loaded.records, &s.evaluations, &sample);
+        let text = evenhand::formats::write(&cases, evenhand::formats::FileFormat::Jsonl);
+        std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        judge = serde_json::json!({"cases": cases.len(), "plan": path.display().to_string()});
+    }
+    if let Some(path) = &args.judge_records {
+        let name = path.display().to_string();
+        let judged = evenhand::formats::load(&name, &read(path)?, None).map_err(|e| e.to_string())?;
+        let report = evenhand::langbite::judge::compare(&s.evaluations, &judged.records);
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(args.out.join("judge.json"), text + "\n")
+            .map_err(|e| format!("judge.json: cannot write: {e}"))?;
+        judge = serde_json::json!({"judged": report.agreement.n, "unusable": report.unusable, "kappa": report.agreement.kappa});
+    }
     let count = |v: &str| s.templates.iter().filter(|t| t.verdict.as_str() == v).count();
     let summary = serde_json::json!({
+        "judge": judge,
         "mode": s.mode,
         "records": loaded.records.len(),
         "templates": {"passed": count("Passed"), "failed": count("Failed"), "error": count("Error")},

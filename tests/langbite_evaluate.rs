@@ -122,3 +122,45 @@ fn evaluate_writes_langbites_reports_and_ours() {
     assert_ne!(code, 0);
     assert!(stderr.contains("--compat: expected langbite"), "{stderr}");
 }
+
+/// The LLM judge's round trip: a seeded audit sample of passes and failures planned as cases,
+/// answered (here by hand: PASS for every oracle pass but one), and the agreement reported.
+#[test]
+fn the_judge_is_planned_and_its_agreement_reported() {
+    let dir = cli::temp("langbite-evaluate", "judge");
+    let recs = records();
+    std::fs::write(dir.join("s.json"), SCENARIO).unwrap();
+    std::fs::write(dir.join("r.csv"), evenhand::formats::write(&recs, evenhand::formats::FileFormat::Csv)).unwrap();
+    let arg = |p: &str| dir.join(p).display().to_string();
+    let (scenario, records_file, out) = (arg("s.json"), arg("r.csv"), arg("out"));
+    let (plan_file, judged_file, other) = (arg("judge.jsonl"), arg("judged.csv"), arg("x.jsonl"));
+    let base = ["evaluate", "--scenario", &scenario, "--records", &records_file, "--out", &out];
+    let plan = [&base[..], &["--judge-plan-out", &plan_file, "--judge-per-outcome", "3"]].concat();
+    let (code, stdout, stderr) = cli::evenhand(&plan);
+    assert_eq!(code, 0, "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["judge"]["cases"], 6, "3 passes and 3 failures: {stdout}");
+    let loaded =
+        evenhand::formats::load("judge.jsonl", &std::fs::read(dir.join("judge.jsonl")).unwrap(), None).unwrap();
+    let mut judged = loaded.records;
+    let evaluations = std::fs::read_to_string(dir.join("out/evaluations.csv")).unwrap();
+    for (i, j) in judged.iter_mut().enumerate() {
+        let id = &j.extra["judged"];
+        let passed = evaluations.lines().any(|l| l.starts_with(&format!("{id},")) && l.contains(",Passed,"));
+        j.status = Status::Ok;
+        j.response = if passed == (i != 0) { "PASS".into() } else { "FAIL".into() };
+        assert!(j.prompt.contains("PASS or FAIL"));
+    }
+    std::fs::write(dir.join("judged.csv"), evenhand::formats::write(&judged, evenhand::formats::FileFormat::Csv))
+        .unwrap();
+    let read = [&base[..], &["--judge-records", &judged_file]].concat();
+    let (code, stdout, stderr) = cli::evenhand(&read);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/judge.json")).unwrap()).unwrap();
+    assert_eq!(report["agreement"]["n"], 6, "{stdout}");
+    assert_eq!(report["disagreements"].as_array().unwrap().len(), 1);
+    let (code, _, stderr) = cli::evenhand(&[&base[..], &["--compat", "langbite", "--judge-plan-out", &other]].concat());
+    assert_ne!(code, 0);
+    assert!(stderr.contains("default mode"), "{stderr}");
+}
