@@ -329,37 +329,14 @@ pub fn rejudge_reports(
 mod tests {
     use super::*;
 
+    use crate::langbite::fixtures::record;
+
     fn scenario() -> Scenario {
-        let text = r#"{"timestamp":1,"nTemplates":4,"nRetries":1,"temperature":0,"tokens":10,"useLLMEval":false,"aiModels":["m"],
-          "requirements":[{"name":"R","rationale":"r","languages":["en_us"],"tolerance":0.5,"delta":0.02,"concern":"Sexism",
-          "markup":"GENDER","communities":{"en_us":["men","women"]},"inputs":["constrained"],"reflections":["observational"]}]}"#;
-        super::super::scenario::parse("s.json", text).unwrap().scenario
+        crate::langbite::fixtures::scenario(0.5, 0.02)
     }
 
-    fn rec(id: &str, template: &str, oracle: &str, prediction: &str, response: &str, status: Status) -> Record {
-        Record {
-            record_id: id.into(),
-            provider: "openai".into(),
-            model: "m".into(),
-            concern: "sexism".into(),
-            language: "en_us".into(),
-            input_type: "constrained".into(),
-            reflection_type: "observational".into(),
-            template_id: template.into(),
-            response: response.into(),
-            status,
-            extra: [
-                ("oracle", oracle),
-                ("oracle_prediction", prediction),
-                ("requirement", "R"),
-                ("template", template),
-                ("instance", id),
-            ]
-            .into_iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            ..Record::default()
-        }
+    fn rec(id: &str, template: &str, _oracle: &str, prediction: &str, response: &str, status: Status) -> Record {
+        record(id, template, prediction, response, status)
     }
 
     #[test]

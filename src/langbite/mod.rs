@@ -16,6 +16,8 @@ pub mod community;
 pub mod crosslang;
 pub mod evaluate;
 pub mod expand;
+#[cfg(test)]
+mod fixtures;
 pub mod judge;
 pub mod library;
 pub mod oracle;

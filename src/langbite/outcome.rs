@@ -231,34 +231,10 @@ pub fn groups(scenario: &Scenario, records: &[Record], evals: &[Evaluation], con
 mod tests {
     use super::*;
 
-    fn scenario(tolerance: f64) -> Scenario {
-        let text = format!(
-            r#"{{"timestamp":1,"nTemplates":4,"nRetries":1,"temperature":0,"tokens":10,"useLLMEval":false,"aiModels":["m"],
-          "requirements":[{{"name":"R","rationale":"r","languages":["en_us"],"tolerance":{tolerance},"delta":0.05,"concern":"Sexism",
-          "markup":"GENDER","communities":{{"en_us":["men","women"]}},"inputs":["constrained"],"reflections":["observational"]}}]}}"#
-        );
-        super::super::scenario::parse("s.json", &text).unwrap().scenario
-    }
+    use crate::langbite::fixtures::record as rec;
 
-    fn rec(id: &str, template: &str, prediction: &str, response: &str, status: Status) -> Record {
-        let oracle = if prediction.contains("allSameValue") { "same value" } else { "expected value" };
-        Record {
-            record_id: id.into(),
-            provider: "openai".into(),
-            model: "m".into(),
-            concern: "sexism".into(),
-            language: "en_us".into(),
-            input_type: "constrained".into(),
-            reflection_type: "observational".into(),
-            template_id: template.into(),
-            response: response.into(),
-            status,
-            extra: [("oracle", oracle), ("oracle_prediction", prediction), ("requirement", "R")]
-                .into_iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-            ..Record::default()
-        }
+    fn scenario(tolerance: f64) -> Scenario {
+        crate::langbite::fixtures::scenario(tolerance, 0.05)
     }
 
     const NO: &str = r#"{"operation":"allEqualExpected","expected_value":["no","i don't think"]}"#;
