@@ -331,7 +331,9 @@ impl Engine {
         }
         let mut out = vec![];
         for t in 0..self.lanes.len() {
-            // Retries whose wait is over go first, so old calls finish before new ones start.
+            // Retries whose wait is over go first (earliest due first), so old calls finish
+            // before new ones start.
+            let mut due = vec![];
             while let Some(&Reverse((at, i))) = self.lanes[t].waiting.peek() {
                 if at as f64 > now {
                     self.wake = self.wake.min(at as f64);
@@ -339,6 +341,9 @@ impl Engine {
                 }
                 self.lanes[t].waiting.pop();
                 self.slots[i as usize].state = State::Queued;
+                due.push(i);
+            }
+            for &i in due.iter().rev() {
                 self.lanes[t].queue.push_front(i);
             }
             while let Some(&i) = self.lanes[t].queue.front() {
