@@ -1,7 +1,8 @@
 //! The prompts of a run. A cases file is a record table without answers: CSV (comma, tab or
 //! semicolon), JSONL or a JSON array, with a `prompt` column (or one of its aliases) and any
 //! other record columns (case_id, language, concern, question_id, expected, choices, ...),
-//! which are copied into every record the case produces. A method (BBQ, cross-lingual, the
+//! which are copied into every record the case produces; an extra `system` column sets that
+//! case's system prompt (otherwise the spec's applies). A method (BBQ, cross-lingual, the
 //! requirements designer) hands its cases over as records directly ([`from_records`]).
 
 use crate::formats::csv_table::sniff_delimiter;

@@ -1,8 +1,9 @@
 //! Prices per million tokens, for the estimate shown before a run and the cost counted
-//! during it. The built-in rows are list prices copied from the providers' pricing pages
+//! during it. The built-in rows are the list prices of the providers' pricing pages
 //! (openai.com/api/pricing, anthropic.com/pricing, ai.google.dev/pricing, mistral.ai/pricing)
-//! as of the date in [`BUILTIN_AS_OF`]; prices change, so the page lets the user edit every
-//! row, and a model without a row is shown as "not priced", never as free.
+//! as we recorded them around [`BUILTIN_AS_OF`], not checked since: prices change, so the page
+//! lets the user edit every row, and a model without a row is shown as "not priced", never as
+//! free.
 
 use serde::{Deserialize, Serialize};
 
