@@ -11,6 +11,8 @@
 // The mock is read with ureq, which exists for native targets only.
 #![cfg(not(target_arch = "wasm32"))]
 
+#[path = "common/http.rs"]
+mod http;
 #[path = "common/mock.rs"]
 mod mock;
 
@@ -27,10 +29,7 @@ use evenhand::run::{CallResult, Completion, Dispatch, Engine, Plan, RunSpec, Tra
 use evenhand::stats::distance::Distance;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::PathBuf;
-use std::time::Duration;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -332,39 +331,6 @@ fn a_canned_provider_run_feeds_mcnemar_permanova_and_the_judge() {
 
 // ---- the mock provider over HTTP -------------------------------------------------------
 
-/// One HTTP/1.1 request per connection, the body read to the end of the stream.
-fn http(d: &Dispatch) -> Result<RawResponse, TransportError> {
-    let rest = d.url.strip_prefix("http://").expect("an http URL");
-    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let net = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => TransportError::Timeout,
-        _ => TransportError::Network(e.to_string()),
-    };
-    let mut stream = TcpStream::connect(host).map_err(net)?;
-    stream.set_read_timeout(Some(Duration::from_secs(20))).map_err(net)?;
-    let body = d.body.clone().unwrap_or_default();
-    let method = if d.method == Method::Post { "POST" } else { "GET" };
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for (k, v) in &d.headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body.as_bytes())).map_err(net)?;
-    let mut raw = vec![];
-    stream.read_to_end(&mut raw).map_err(net)?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| TransportError::Network(format!("connection closed after {} bytes", raw.len())))?;
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let mut lines = head.split("\r\n");
-    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok());
-    let status = status.ok_or_else(|| TransportError::Network(format!("not an HTTP status line: {head:?}")))?;
-    let headers =
-        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
-    Ok(RawResponse { status, headers, body: raw[split + 4..].to_vec() })
-}
-
 #[test]
 fn a_run_against_the_mock_with_faults_reports_every_failure() {
     let Some(mock) = mock::Mock::start(&["--fault-rate", "0.3", "--seed", "11"]) else { return };
@@ -373,7 +339,7 @@ fn a_run_against_the_mock_with_faults_reports_every_failure() {
     assert_eq!(cases.len(), 18);
     // mock-a answers (after injected 429/500/503/dropped connections, retried); mock-404 never does.
     let plan = Plan::chat(spec(&base, &["mock-a", "mock-404"], 6), &cases).unwrap();
-    let (engine, chat) = drive(plan, &mut http);
+    let (engine, chat) = drive(plan, &mut http::http);
     assert_eq!(chat.answered.len() + chat.failed.len(), 36);
     assert!(chat.retries > 0, "the fault model injected no fault");
     println!("mock run: {} answered, {} failed, {} retries", chat.answered.len(), chat.failed.len(), chat.retries);
@@ -392,7 +358,7 @@ fn a_run_against_the_mock_with_faults_reports_every_failure() {
     let texts: Vec<(String, String)> = s.embed_items().unwrap().into_iter().map(|i| (i.id, i.text)).collect();
     assert_eq!(texts.len(), chat.answered.len());
     let plan = Plan::embed(spec(&base, &["mock-embed"], 6), &texts, 4).unwrap();
-    let (_, embedded) = drive(plan, &mut http);
+    let (_, embedded) = drive(plan, &mut http::http);
     assert!(embedded.failed.is_empty(), "{:?}", embedded.failed.iter().map(|r| &r.error).collect::<Vec<_>>());
     assert_eq!(attach(&mut s, &embedded), texts.len());
     let info = s.view().unwrap().report.embeddings;

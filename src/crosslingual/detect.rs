@@ -168,16 +168,8 @@ pub fn agreement(verdicts: &[Verdicts], a: Detector, b: Detector) -> Agreement {
             _ => {}
         }
     }
-    let n = both + only_a + only_b + neither;
-    let (percent_agreement, kappa) = if n == 0 {
-        (None, None)
-    } else {
-        let nf = n as f64;
-        let po = (both + neither) as f64 / nf;
-        let (pa, pb) = ((both + only_a) as f64 / nf, (both + only_b) as f64 / nf);
-        let pe = pa * pb + (1.0 - pa) * (1.0 - pb);
-        (Some(100.0 * po), if (1.0 - pe).abs() < 1e-15 { None } else { Some((po - pe) / (1.0 - pe)) })
-    };
+    let k = crate::stats::agreement::agreement(both, only_a, only_b, neither);
+    let (n, percent_agreement, kappa) = (k.n, k.percent_agreement, k.kappa);
     Agreement { a, b, n, both, only_a, only_b, neither, percent_agreement, kappa }
 }
 

@@ -2,6 +2,8 @@
 //! `common/mock.rs`): a one-request-per-connection HTTP/1.1 transport over `TcpStream`, and a loop that plays a
 //! whole run on a virtual clock (a backoff costs no real time).
 
+#![allow(dead_code)] // each test file uses what it needs
+
 use evenhand::providers::response::RawResponse;
 use evenhand::record::Record;
 use evenhand::run::engine::{CallResult, Completion, Dispatch, Engine, TransportError};
