@@ -9,6 +9,8 @@
 //! - [`expand`]: template selection (seeded), markup expansion and prompt composition.
 //! - [`ourlib`]: our own library format (grammatical forms, localised composition) and its expansion.
 //! - [`plan`]: instances x models x samples as pending records of the record table.
+//! - [`session`]: the page's Requirements tab over all of the above; [`simulate`] its seeded model.
+//! - [`reanalysis`]: LangBiTe's global report read again with intervals.
 
 pub mod answer;
 mod check;
@@ -25,8 +27,11 @@ pub mod ourlib;
 pub mod outcome;
 pub mod placeholder;
 pub mod plan;
+pub mod reanalysis;
 pub mod reports;
 pub mod scenario;
+pub mod session;
+pub mod simulate;
 pub mod summary;
 
 /// The markup root of each concern in LangBiTe's libraries and examples (langbite.md §1.3),

@@ -175,6 +175,23 @@ pub struct GroupStats {
     pub point_verdict: &'static str,
 }
 
+/// Our three-valued verdict (the whole interval against the tolerance) and LangBiTe's
+/// point-estimate rule (Passed when tolerance <= rate) for one pass rate.
+pub fn tolerance_verdicts(pass_rate: Option<&Proportion>, tolerance: f64) -> (Verdict, &'static str) {
+    let verdict = match pass_rate {
+        None => Verdict::NotEvaluated,
+        Some(p) if p.low >= tolerance => Verdict::Pass,
+        Some(p) if p.high < tolerance => Verdict::Fail,
+        Some(_) => Verdict::Inconclusive,
+    };
+    let point = match pass_rate {
+        None => "Not evaluated",
+        Some(p) if tolerance <= p.rate => "Passed",
+        Some(_) => "Failed",
+    };
+    (verdict, point)
+}
+
 /// Per-group counts, rates and verdicts, groups in sorted order.
 pub fn groups(scenario: &Scenario, records: &[Record], evals: &[Evaluation], confidence: f64) -> Vec<GroupStats> {
     let by_id: HashMap<&str, &Record> = records.iter().map(|r| (r.record_id.as_str(), r)).collect();
@@ -199,17 +216,7 @@ pub fn groups(scenario: &Scenario, records: &[Record], evals: &[Evaluation], con
             let tolerance =
                 scenario.requirements.iter().rev().find(|q| q.concern == concern).map_or(0.0, |q| q.tolerance);
             let pass_rate = wilson(passed, n, confidence);
-            let verdict = match &pass_rate {
-                None => Verdict::NotEvaluated,
-                Some(p) if p.low >= tolerance => Verdict::Pass,
-                Some(p) if p.high < tolerance => Verdict::Fail,
-                Some(_) => Verdict::Inconclusive,
-            };
-            let point_verdict = match &pass_rate {
-                None => "Not evaluated",
-                Some(p) if tolerance <= p.rate => "Passed",
-                Some(_) => "Failed",
-            };
+            let (verdict, point_verdict) = tolerance_verdicts(pass_rate.as_ref(), tolerance);
             GroupStats {
                 provider,
                 model,
