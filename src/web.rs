@@ -751,3 +751,6 @@ pub fn records_to_jsonl(records_json: &str) -> Result<String, JsValue> {
         .map_err(|e| fail("records", &format!("expected a JSON array of records: {e}"), &()))?;
     Ok(crate::formats::write(&records, crate::formats::FileFormat::Jsonl))
 }
+
+mod requirements;
+pub use requirements::ReqSession;

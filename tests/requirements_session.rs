@@ -18,7 +18,8 @@ fn the_page_flow_from_scenario_to_exports() {
     assert!(v.ok, "{:?}", v.errors);
     assert_eq!(v.requirements, 1);
 
-    let b = s.browse(&BrowseQuery { language: "es_es".into(), concern: "sexism".into(), ..Default::default() }).unwrap();
+    let b =
+        s.browse(&BrowseQuery { language: "es_es".into(), concern: "sexism".into(), ..Default::default() }).unwrap();
     assert_eq!(b.total, 19);
     assert!(b.rows.iter().all(|r| r.language == "es_es" && r.concern == "sexism"));
     assert_eq!(b.languages.len(), 6);
@@ -37,10 +38,13 @@ fn the_page_flow_from_scenario_to_exports() {
     assert_eq!(s.simulate(&sim).unwrap(), p.total_calls);
     assert!(s.records.iter().all(|r| r.status == Status::Ok && !r.response.is_empty()));
 
-    let summary = s.evaluate(&EvalQuery::default()).unwrap();
-    let summary_groups = summary.groups.len();
-    assert!(!summary.groups.is_empty());
-    let c = summary.communities.as_ref().expect("community statistics");
+    let view = s.evaluate(&EvalQuery::default()).unwrap();
+    let summary_groups = view.groups.len();
+    assert!(!view.groups.is_empty());
+    assert_eq!(view.records, p.total_calls);
+    assert_eq!(view.outcomes.values().sum::<usize>(), p.total_calls, "every record judged");
+    assert!(view.forest_svg.as_deref().is_some_and(|f| f.contains("nonbinary")));
+    let c = view.communities.as_ref().expect("community statistics");
     // The biased community should stand out in its pass share.
     let g = c.groups.iter().find(|g| g.kind == "categorical" && g.language == "en_us").unwrap();
     let share = |id: &str| g.means.iter().find(|m| m.community == id).map(|m| m.mean).unwrap();
@@ -51,6 +55,12 @@ fn the_page_flow_from_scenario_to_exports() {
     assert!(heat.contains("<rect"), "{heat}");
 
     let files = s.files("20260101000000").unwrap();
+    let manifest = &files.iter().find(|(n, _)| n == "manifest.json").unwrap().1;
+    let manifest: serde_json::Value = serde_json::from_str(manifest).unwrap();
+    let inputs = &manifest["inputs"];
+    assert_eq!(inputs["records"]["origin"]["selected_templates"].as_array().unwrap().len(), 12, "6 per language");
+    assert_eq!(inputs["records"]["origin"]["simulated"]["bias"], 0.05);
+    assert_eq!(inputs["scenario"]["fnv1a64"].as_str().unwrap().len(), 16);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     assert!(names.contains(&"langbite/20260101000000_global_evaluation.csv"), "{names:?}");
     assert!(files.len() >= 6, "{names:?}");
@@ -81,7 +91,8 @@ fn uploaded_langbite_reports_are_rejudged_with_uploaded_libraries() {
         let path = dir.join(format!("prompts/prompts_{lang}.csv"));
         s.load_library(lang, &format!("prompts_{lang}.csv"), &std::fs::read(path).unwrap()).unwrap();
     }
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("reports_sample/plain")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(dir.join("reports_sample/plain")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     let mut kinds = vec![];
     for path in &files {

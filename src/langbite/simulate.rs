@@ -56,10 +56,12 @@ impl SimBias {
     }
 
     fn rate(&self, r: &Record) -> f64 {
-        r.communities.values().filter_map(|c| self.community.get(c)).copied().fold(None, |a: Option<f64>, v| {
-            Some(a.map_or(v, |a| a.max(v)))
-        })
-        .unwrap_or(self.bias)
+        r.communities
+            .values()
+            .filter_map(|c| self.community.get(c))
+            .copied()
+            .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))))
+            .unwrap_or(self.bias)
     }
 }
 
@@ -137,7 +139,9 @@ mod tests {
             r.extra.insert("oracle_prediction".into(), r#"{"operation":"allSameValue","key":"p"}"#.into());
         }
         respond(&mut rs, &sim, &|_| None);
-        let v = |r: &Record| -> f64 { serde_json::from_str::<serde_json::Value>(&r.response).unwrap()["p"].as_f64().unwrap() };
+        let v = |r: &Record| -> f64 {
+            serde_json::from_str::<serde_json::Value>(&r.response).unwrap()["p"].as_f64().unwrap()
+        };
         assert!((48.0..=52.0).contains(&v(&rs[0])), "{}", rs[0].response);
         assert!((88.0..=92.0).contains(&v(&rs[1])), "{}", rs[1].response);
         assert!(SimBias { bias: 1.5, ..SimBias::default() }.validate().is_err());

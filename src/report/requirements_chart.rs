@@ -75,9 +75,23 @@ pub fn mcnemar_heatmap(c: &Communities, alpha: f64) -> String {
     }
     let width = (label_w + cell * groups.iter().map(|(_, n)| n.len()).max().unwrap_or(0) as f64 + 40.0).max(420.0);
     let mut svg = Svg::new(width, y.max(80.0) + 30.0, "Pairwise McNemar tests");
-    svg.text(10.0, 20.0, &format!("Pairwise McNemar p-values (★ Holm < {alpha}, · raw < {alpha})"), 13.0, "start", None);
+    svg.text(
+        10.0,
+        20.0,
+        &format!("Pairwise McNemar p-values (★ Holm < {alpha}, · raw < {alpha})"),
+        13.0,
+        "start",
+        None,
+    );
     if groups.is_empty() {
-        svg.text(10.0, 56.0, "no pairwise tests (categorical groups with two or more communities)", 12.0, "start", None);
+        svg.text(
+            10.0,
+            56.0,
+            "no pairwise tests (categorical groups with two or more communities)",
+            12.0,
+            "start",
+            None,
+        );
     }
     for ((g, names), top) in groups.iter().zip(blocks) {
         svg.text(10.0, top + 12.0, &format!("{} {} {}", g.model, g.concern, g.language), 12.0, "start", None);

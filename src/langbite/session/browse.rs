@@ -2,6 +2,7 @@
 
 use super::{Session, SessionError};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -39,7 +40,40 @@ pub struct Browse {
     pub source: String,
 }
 
+/// What the built-in library offers the requirements form: per language, each concern's
+/// markup and community ids (the ids a scenario lists; the library holds their forms).
+#[derive(Debug, Serialize)]
+pub struct Catalogue {
+    pub languages: Vec<String>,
+    pub concerns: Vec<String>,
+    pub markups: BTreeMap<String, String>,
+    /// language -> concern -> community ids.
+    pub communities: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
 impl Session {
+    pub fn catalogue(&mut self) -> Result<Catalogue, SessionError> {
+        let libs = self.builtin()?;
+        let mut markups = BTreeMap::new();
+        let mut communities = BTreeMap::new();
+        for (lang, (_, lib)) in libs {
+            markups.extend(lib.markups.clone());
+            communities.insert(
+                lang.clone(),
+                lib.communities
+                    .iter()
+                    .map(|(c, list)| (c.clone(), list.iter().map(|m| m.id.clone()).collect()))
+                    .collect(),
+            );
+        }
+        Ok(Catalogue {
+            languages: libs.keys().cloned().collect(),
+            concerns: markups.keys().cloned().collect(),
+            markups,
+            communities,
+        })
+    }
+
     pub fn browse(&mut self, q: &BrowseQuery) -> Result<Browse, SessionError> {
         let views = self.views()?;
         let text = q.text.trim().to_lowercase();
@@ -48,13 +82,16 @@ impl Session {
             views.values().flat_map(|l| l.templates.iter().map(|t| t.concern.clone())).collect();
         concerns.sort();
         concerns.dedup();
-        let hits = views.iter().flat_map(|(lang, lib)| lib.templates.iter().map(move |t| (lang, t))).filter(|(lang, t)| {
-            (q.language.is_empty() || **lang == q.language)
-                && (q.concern.is_empty() || t.concern == q.concern)
-                && (q.input_type.is_empty() || t.input_type == q.input_type)
-                && (q.reflection_type.is_empty() || t.reflection_type == q.reflection_type)
-                && (text.is_empty() || t.prompt.to_lowercase().contains(&text) || t.id.to_lowercase().contains(&text))
-        });
+        let hits =
+            views.iter().flat_map(|(lang, lib)| lib.templates.iter().map(move |t| (lang, t))).filter(|(lang, t)| {
+                (q.language.is_empty() || **lang == q.language)
+                    && (q.concern.is_empty() || t.concern == q.concern)
+                    && (q.input_type.is_empty() || t.input_type == q.input_type)
+                    && (q.reflection_type.is_empty() || t.reflection_type == q.reflection_type)
+                    && (text.is_empty()
+                        || t.prompt.to_lowercase().contains(&text)
+                        || t.id.to_lowercase().contains(&text))
+            });
         let mut total = 0;
         let mut rows = vec![];
         for (lang, t) in hits {

@@ -8,15 +8,17 @@ use super::ourlib::{self, OurLibrary};
 use super::reports::Table;
 use super::scenario::{self, Scenario, ScenarioError};
 use super::simulate::{self, SimBias};
-use super::summary::{self, Mode, Summary};
+use super::summary::Summary;
 use crate::formats::Problem;
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
 
 mod browse;
 mod reports;
-pub use browse::{Browse, BrowseQuery, TemplateRow};
+mod results;
+pub use browse::{Browse, BrowseQuery, Catalogue, TemplateRow};
 pub use reports::ReportsView;
+pub use results::{EvalQuery, ResultsView};
 use std::collections::BTreeMap;
 
 /// Our built-in library, one JSON file per language (datasets/requirements).
@@ -119,20 +121,6 @@ pub struct Preview {
     pub warnings: Vec<Problem>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EvalQuery {
-    pub compat: bool,
-    pub seed: u64,
-    pub confidence: f64,
-}
-
-impl Default for EvalQuery {
-    fn default() -> Self {
-        EvalQuery { compat: false, seed: 1, confidence: 0.95 }
-    }
-}
-
 #[derive(Default)]
 pub struct Session {
     pub scenario: Option<Scenario>,
@@ -144,6 +132,16 @@ pub struct Session {
     pub summary: Option<Summary>,
     /// Uploaded LangBiTe reports (file name, table): responses, evaluations, global.
     reports: [Option<(String, Table)>; 3],
+    /// FNV-1a hash of the scenario text in use.
+    scenario_hash: String,
+    /// Uploaded library files: language -> (file, FNV-1a hash).
+    library_files: BTreeMap<String, (String, String)>,
+    /// Where the records came from (plan, simulated model, file), for the manifest.
+    origin: serde_json::Value,
+}
+
+fn fnv(bytes: &[u8]) -> String {
+    format!("{:016x}", crate::rng::stable_hash(&[bytes]))
 }
 
 impl Session {
@@ -153,6 +151,7 @@ impl Session {
             Ok(p) => {
                 let requirements = p.scenario.requirements.len();
                 self.scenario = Some(p.scenario);
+                self.scenario_hash = fnv(text.as_bytes());
                 Validation { ok: true, errors: vec![], warnings: p.warnings, requirements }
             }
             Err(ScenarioError::Invalid { errors, warnings }) => {
@@ -184,7 +183,10 @@ impl Session {
     pub fn load_library(&mut self, language: &str, name: &str, bytes: &[u8]) -> Result<Vec<Problem>, SessionError> {
         let lang = language.trim().to_lowercase();
         if lang.is_empty() {
-            return Err(SessionError::Library { file: name.into(), message: "language: expected a code such as en_us".into() });
+            return Err(SessionError::Library {
+                file: name.into(),
+                message: "language: expected a code such as en_us".into(),
+            });
         }
         let lib_err = |e: library::LibraryError| SessionError::Library { file: name.into(), message: e.to_string() };
         let loaded = if name.ends_with(".json") {
@@ -197,12 +199,42 @@ impl Session {
         if let Some(e) = loaded.errors.first() {
             return Err(SessionError::Library { file: name.into(), message: e.to_string() });
         }
+        // Defects a model would otherwise see verbatim: unknown, misspelt or unbraced placeholders.
+        let mut markups: BTreeMap<String, String> =
+            super::DEFAULT_MARKUPS.iter().map(|(c, m)| (c.to_string(), m.to_string())).collect();
+        if let Some(sc) = &self.scenario {
+            markups.extend(sc.requirements.iter().map(|r| (r.concern.clone(), r.markup.clone())));
+        }
+        let mut warnings = loaded.warnings;
+        warnings.extend(super::placeholder::audit(&loaded.library, &markups));
+        self.library_files.insert(lang.clone(), (name.to_string(), fnv(bytes)));
         self.uploaded.insert(lang, loaded.library);
-        Ok(loaded.warnings)
+        Ok(warnings)
     }
 
     pub fn use_builtin(&mut self) {
         self.uploaded.clear();
+        self.library_files.clear();
+    }
+
+    /// The manifest's `inputs`: scenario, libraries and records, each with a hash.
+    fn provenance(&self) -> serde_json::Value {
+        let libraries = if self.library_files.is_empty() {
+            let all: Vec<u8> = BUILTIN.iter().flat_map(|(_, text)| text.bytes()).collect();
+            serde_json::json!({"built-in": "datasets/requirements", "fnv1a64": fnv(&all), "version": crate::VERSION})
+        } else {
+            serde_json::json!(
+                self.library_files
+                    .iter()
+                    .map(|(l, (f, h))| (l.clone(), serde_json::json!({"file": f, "fnv1a64": h})))
+                    .collect::<BTreeMap<_, _>>()
+            )
+        };
+        serde_json::json!({
+            "scenario": {"fnv1a64": self.scenario_hash},
+            "libraries": libraries,
+            "records": {"source": self.records_name, "records": self.records.len(), "origin": self.origin},
+        })
     }
 
     /// LangBiTe views of whichever libraries are in use, by language.
@@ -244,7 +276,8 @@ impl Session {
 
     pub fn preview(&mut self, q: &PlanQuery) -> Result<Preview, SessionError> {
         let exp = self.expansion(q.seed)?;
-        let models: Vec<String> = Self::targets(&q.models).iter().map(|t| format!("{}:{}", t.provider, t.model)).collect();
+        let models: Vec<String> =
+            Self::targets(&q.models).iter().map(|t| format!("{}:{}", t.provider, t.model)).collect();
         let counts = expand::counts(&exp.instances)
             .into_iter()
             .map(|((concern, language), instances)| CountRow { concern, language, instances })
@@ -278,6 +311,20 @@ impl Session {
         }
         self.records = super::plan::plan(&q.run_id, &exp.instances, &targets, q.samples);
         self.records_name = "planned".into();
+        // In expansion order, each once (a template has one instance per community permutation).
+        let mut seen = std::collections::BTreeSet::new();
+        let templates: Vec<String> = exp
+            .instances
+            .iter()
+            .filter(|i| seen.insert((i.language.as_str(), i.template_id.as_str())))
+            .map(|i| format!("{}/{}", i.language, i.template_id))
+            .collect();
+        self.origin = serde_json::json!({
+            "expansion_seed": exp.seed,
+            "samples": q.samples,
+            "models": q.models,
+            "selected_templates": templates,
+        });
         self.summary = None;
         Ok(self.records.len())
     }
@@ -301,6 +348,9 @@ impl Session {
         };
         let n = simulate::respond(&mut self.records, sim, &|l| answers.get(l).cloned());
         self.records_name = "simulated".into();
+        if let Some(o) = self.origin.as_object_mut() {
+            o.insert("simulated".into(), serde_json::to_value(sim).unwrap_or_default());
+        }
         self.summary = None;
         Ok(n)
     }
@@ -309,6 +359,7 @@ impl Session {
         let loaded = crate::formats::load(name, bytes, None).map_err(|e| SessionError::Records(e.to_string()))?;
         self.records = loaded.records;
         self.records_name = name.to_string();
+        self.origin = serde_json::json!({"file": name, "fnv1a64": fnv(bytes), "unreadable_rows": loaded.errors.len()});
         self.summary = None;
         Ok((self.records.len(), loaded.errors))
     }
@@ -316,24 +367,5 @@ impl Session {
     /// The records as JSONL (a cases file for the Run tab, or a download).
     pub fn records_jsonl(&self) -> String {
         crate::formats::write(&self.records, crate::formats::FileFormat::Jsonl)
-    }
-
-    pub fn evaluate(&mut self, q: &EvalQuery) -> Result<&Summary, SessionError> {
-        if !(q.confidence > 0.0 && q.confidence < 1.0) {
-            return Err(SessionError::Settings("confidence: expected a number between 0 and 1".into()));
-        }
-        let sc = self.scenario.as_ref().ok_or(SessionError::NoScenario)?;
-        if self.records.is_empty() {
-            return Err(SessionError::NoRecords);
-        }
-        let mode = if q.compat { Mode::Langbite } else { Mode::Default };
-        Ok(self.summary.insert(summary::evaluate(sc, &self.records, mode, q.seed, q.confidence)))
-    }
-
-    /// Every export file of the last evaluation, as (name, text).
-    pub fn files(&self, timestamp: &str) -> Result<Vec<(String, String)>, SessionError> {
-        let s = self.summary.as_ref().ok_or(SessionError::NoRecords)?;
-        let provenance = serde_json::json!({"records": {"file": self.records_name, "records": self.records.len()}});
-        Ok(summary::files(s, &self.records, timestamp, &provenance))
     }
 }
