@@ -13,6 +13,7 @@ import { createBenchmarks } from "./views/benchmarks.js";
 import { createDivergence } from "./views/divergence.js";
 import { createCrosslingual } from "./views/crosslingual.js";
 import { createRun } from "./views/run.js";
+import { createRequirements } from "./views/requirements.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -81,6 +82,10 @@ async function boot() {
   createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
   createDivergence(call); // likewise; loads its built-in probe set in the background
   createCrosslingual(call); // likewise
+  createRequirements(call).catch((err) => {
+    showIn($("rq-validation"), el("div", { class: "alert", role: "alert", text: `The Requirements tab could not start: ${errorMessage(err)}` }));
+    $("panel-req").dataset.ready = "error";
+  });
 
   $("run-simulated").addEventListener("click", async () => {
     const button = $("run-simulated");

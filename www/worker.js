@@ -1,7 +1,7 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { records_to_jsonl, Workspace, BbqSession, DivergenceSession, XlingSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
+import init, { records_to_jsonl, Workspace, BbqSession, DivergenceSession, XlingSession, ReqSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
 
 let ws;
 let session; // made on first use, so the demo on load does not wait for it
@@ -10,6 +10,8 @@ let divergence; // the Divergence tab's session, made on first use
 const cd = () => (divergence ??= new DivergenceSession());
 let xlingSession;
 const xling = () => (xlingSession ??= new XlingSession());
+let reqSession; // the Requirements tab's session
+const rq = () => (reqSession ??= new ReqSession());
 const ready = init().then(
   () => {
     ws = new Workspace(); // opens on the built-in demo
@@ -100,6 +102,24 @@ const ops = {
   xlCasesJsonl: (request) => records_to_jsonl(JSON.stringify(xling().run_cases(request))),
   // The divergence session writes record-table JSON already; one row per line is JSONL.
   cdCasesJsonl: (mode) => JSON.parse(cd().run_cases(mode)).map((r) => JSON.stringify(r)).join("\n") + "\n",
+
+  // The Requirements tab.
+  rqDefaultScenario: () => ReqSession.default_scenario(),
+  rqCatalogue: () => rq().catalogue(),
+  rqSetScenario: (text) => rq().set_scenario(text),
+  rqLoadLibrary: (language, name, data) => rq().load_library(language, name, bytes(data)),
+  rqUseBuiltin: () => rq().use_builtin(),
+  rqBrowse: (query) => rq().browse(query),
+  rqPreview: (query) => rq().preview(query),
+  rqPlan: (query) => rq().plan(query),
+  rqSimulate: (settings) => rq().simulate(settings),
+  rqLoadRecords: (name, data) => rq().load_records(name, bytes(data)),
+  rqRecordsJsonl: () => rq().records_jsonl(),
+  rqEvaluate: (query) => rq().evaluate(query),
+  rqFiles: (timestamp) => rq().files(timestamp),
+  rqLoadReport: (name, text) => rq().load_report(name, text),
+  rqClearReports: () => rq().clear_reports(),
+  rqReportsView: (confidence) => rq().reports_view(confidence),
 
   // The batch route (Upload tab): provider batch files out, their results into the workspace.
   batchExport: (settings, name, data) => batch_export(settings, name, bytes(data)),

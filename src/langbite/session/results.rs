@@ -90,9 +90,12 @@ impl Session {
         })
     }
 
-    /// Every export file of the last evaluation, as (name, text).
+    /// Every export file of the last evaluation, as (name, text), and the records judged
+    /// (so `evenhand evaluate` elsewhere rebuilds the same files from them).
     pub fn files(&self, timestamp: &str) -> Result<Vec<(String, String)>, SessionError> {
         let s = self.summary.as_ref().ok_or(SessionError::NoRecords)?;
-        Ok(summary::files(s, &self.records, timestamp, &self.provenance()))
+        let mut files = summary::files(s, &self.records, timestamp, &self.provenance());
+        files.push(("records.jsonl".into(), self.records_jsonl()));
+        Ok(files)
     }
 }

@@ -1,0 +1,176 @@
+// The Requirements tab's results: pass rates with intervals per concern x language x input x
+// reflection, the community forest plot and pairwise heatmap, the community and cross-language
+// tests with their corrections, the exports; and LangBiTe's own reports read again.
+import { $, describeProblem, download, el, errorMessage, percent, plural, setSvg, showIn } from "../dom.js";
+
+const VERDICT = { pass: "meets", fail: "fails", inconclusive: "inconclusive", notevaluated: "" };
+const VERDICT_TEXT = { pass: "pass", fail: "fail", inconclusive: "inconclusive", notevaluated: "not evaluated" };
+const p3 = (p) => (p < 0.001 ? "<0.001" : p.toFixed(3));
+const alert = (...content) => el("div", { class: "alert", role: "alert" }, ...content);
+
+function number(id, name, min, max) {
+  const text = $(id).value.trim();
+  const x = Number(text);
+  if (text === "" || !Number.isFinite(x) || x < min || x > max) throw new Error(`${name}: expected a number from ${min} to ${max}, found "${text}"`);
+  return x;
+}
+
+function table(id, caption, headers, rows) {
+  return el("div", { class: "table-wrap" }, el("table", { id },
+    el("caption", { class: "visually-hidden", text: caption }),
+    el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, rows)));
+}
+
+const interval = (p) => (p ? `${percent(p.rate)} [${percent(p.low)}, ${percent(p.high)}]` : "–");
+const verdictCell = (v) => el("td", { class: `verdict ${VERDICT[v] ?? ""}`, text: VERDICT_TEXT[v] ?? v });
+
+function groupsTable(groups) {
+  const count = (g, o) => String(g.counts[o] ?? 0);
+  return table("rq-groups", "Pass rate per group", ["Model", "Concern", "Language", "Input", "Reflection", "Passed", "Failed",
+    "Refused", "Unparseable", "Error", "Pass rate [interval]", "Tolerance", "Verdict", "LangBiTe's verdict"],
+  groups.map((g) => el("tr", {},
+    [g.model, g.concern, g.language, g.input_type, g.reflection_type].map((c) => el("td", { text: c })),
+    ["Passed", "Failed", "Refused", "Unparseable", "Error"].map((o) => el("td", { class: "num", text: count(g, o) })),
+    el("td", { class: "num", text: interval(g.pass_rate) }), el("td", { class: "num", text: String(g.tolerance) }),
+    verdictCell(g.verdict), el("td", { text: g.point_verdict }))));
+}
+
+function testsTable(c, alpha) {
+  const rows = c.groups.flatMap((g) => g.tests.map((t) => el("tr", { class: t.p_holm < alpha ? "significant" : null },
+    [g.model, g.concern, g.language, t.test, t.communities.join(" vs ")].map((x) => el("td", { text: x })),
+    [t.statistic == null ? "–" : t.statistic.toFixed(3), p3(t.p_value), p3(t.p_holm), p3(t.p_bh)]
+      .map((x) => el("td", { class: "num", text: x })),
+    el("td", { text: t.p_holm < alpha ? "yes" : "no" }))));
+  return table("rq-tests", "Community tests", ["Model", "Concern", "Language", "Test", "Communities", "Statistic", "p",
+    "p (Holm)", "p (BH)", `Significant (Holm, α = ${alpha})`], rows);
+}
+
+function crossTable(cross) {
+  return table("rq-cross", "The same templates across languages", ["Model", "Concern", "Languages", "Templates",
+    "Passed in the first only", "Passed in the second only", "p (exact McNemar)", "p (Holm)"],
+  cross.pairs.map((p) => el("tr", {}, [p.model, p.concern, `${p.language_a} / ${p.language_b}`].map((x) => el("td", { text: x })),
+    [String(p.templates), String(p.a_only), String(p.b_only), p3(p.p_value), p3(p.p_holm)].map((x) => el("td", { class: "num", text: x })))));
+}
+
+export function createRequirementResults(call) {
+  async function evaluate() {
+    let query;
+    try {
+      query = {
+        compat: $("rq-compat").checked, confidence: number("rq-confidence", "Confidence", 0.5, 0.999),
+        alpha: number("rq-alpha", "Significance level", 0.001, 0.5), seed: number("rq-eval-seed", "Seed", 0, 2 ** 53),
+      };
+      const v = await call("rqEvaluate", query);
+      showIn($("rq-eval-error"));
+      render(v, query);
+    } catch (err) {
+      showIn($("rq-eval-error"), errorMessage(err));
+    }
+  }
+
+  function render(v, q) {
+    const outcomes = Object.entries(v.outcomes).map(([o, n]) => `${o} ${n}`).join(", ");
+    const verdicts = Object.entries(v.template_verdicts).map(([o, n]) => `${o} ${n}`).join(", ");
+    const parts = [el("p", { class: "success", role: "status", id: "rq-results-summary",
+      text: `${plural(v.records, "record")} judged (${v.mode === "langbite" ? "LangBiTe compatibility" : "every instance"}). ` +
+        (outcomes ? `Outcomes: ${outcomes}. ` : "") + `Template verdicts as LangBiTe gives them: ${verdicts || "none"}.` })];
+    if (v.groups.length) {
+      parts.push(el("h4", { text: "Pass rate per group" }),
+        el("p", { class: "help", text: `Pass rate = passed / (passed + failed), with its ${percent(q.confidence, 0)} Wilson interval. ` +
+          "Verdict: pass when the whole interval is at or above the tolerance, fail when it is below, otherwise inconclusive; " +
+          "LangBiTe's verdict compares the point estimate alone." }),
+        groupsTable(v.groups));
+    } else {
+      parts.push(el("h4", { text: "LangBiTe's verdicts per group" }), table("rq-global", "LangBiTe's global evaluation",
+        ["Model", "Concern", "Language", "Input", "Reflection", "Passed", "Failed", "Error", "Tolerance", "Verdict"],
+        v.global.map((g) => el("tr", {}, [g.model, g.concern, g.language, g.input_type, g.reflection_type, g.passed, g.failed,
+          g.error, g.tolerance, g.tolerance_evaluation].map((c) => el("td", { text: String(c) }))))));
+    }
+    const charts = el("div", {});
+    if (v.communities) {
+      const forest = el("img", { class: "chart", id: "rq-forest" });
+      const heat = el("img", { class: "chart", id: "rq-heatmap" });
+      setSvg(forest, v.forest_svg, "Per-community pass share or mean value, with intervals");
+      setSvg(heat, v.heatmap_svg, `Pairwise McNemar p-values; a star marks Holm-corrected p < ${q.alpha}`);
+      charts.append(el("h4", { text: "Communities" }),
+        el("p", { class: "help", text: "The instances of one template differ only in the community, so they are compared as " +
+          "matched sets: Cochran's Q across communities and exact McNemar for each pair (pass/fail oracles), a permutation " +
+          `test of the spread of means (number oracles). Corrections run over ${plural(v.communities.family_size, "test")} (${v.communities.family}).` }),
+        forest, heat, testsTable(v.communities, q.alpha));
+    }
+    if (v.cross_language?.pairs.length) charts.append(el("h4", { text: "The same templates across languages" }), crossTable(v.cross_language));
+    parts.push(charts);
+    if (v.problem_count) {
+      parts.push(el("div", { class: "warning" }, el("p", { text: `${plural(v.problem_count, "record")} could not be judged:` }),
+        el("ul", { class: "problems" }, v.problems.map((p) => el("li", { text: describeProblem(p) })))));
+    }
+    parts.push(el("h4", { text: "Exports" }), el("div", { class: "buttons", id: "rq-exports" },
+      el("button", { type: "button", "data-export": "all", text: "Download every file" })));
+    showIn($("rq-results"), parts);
+    fillExports();
+  }
+
+  async function fillExports() {
+    // One timestamp for LangBiTe's three CSVs, as LangBiTe writes them.
+    const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+    const files = await call("rqFiles", stamp);
+    const box = $("rq-exports");
+    const save = ([name, text]) => download(name.replaceAll("/", "_"), text, name.endsWith(".json") ? "application/json" : "text/csv");
+    for (const f of files) {
+      const b = el("button", { type: "button", text: f[0] });
+      b.addEventListener("click", () => save(f));
+      box.append(b);
+    }
+    box.firstChild.addEventListener("click", () => files.forEach(save));
+  }
+
+  $("rq-eval-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    evaluate();
+  });
+
+  // LangBiTe's reports: each file recognised by its header, then read again together.
+  $("rq-reports-file").addEventListener("change", async (event) => {
+    const files = [...event.target.files];
+    event.target.value = "";
+    const loaded = [];
+    const errors = [];
+    for (const file of files) {
+      try {
+        loaded.push(`${file.name} (${await call("rqLoadReport", file.name, await file.text())})`);
+      } catch (err) {
+        errors.push(errorMessage(err));
+      }
+    }
+    try {
+      renderReports(await call("rqReportsView", number("rq-confidence", "Confidence", 0.5, 0.999)), loaded, errors);
+    } catch (err) {
+      showIn($("rq-reports"), alert(el("p", { text: errorMessage(err) })));
+    }
+  });
+
+  function renderReports(r, loaded, errors) {
+    const parts = [];
+    if (loaded.length) parts.push(el("p", { class: "success", role: "status", text: `Read: ${loaded.join(", ")}.` }));
+    if (errors.length || r.problems.length) parts.push(alert(...[...errors, ...r.problems].map((m) => el("p", { text: m }))));
+    if (r.global) {
+      parts.push(el("p", { id: "rq-reports-summary", text: `${plural(r.global.length, "group")}; in ${r.disagreements} of them ` +
+        "LangBiTe's verdict is not what the interval supports (highlighted)." }),
+      table("rq-reanalysis", "LangBiTe's global report with intervals", ["Model", "Concern", "Language", "Input", "Reflection",
+        "Passed", "Failed", "Errors (left out upstream)", "Pass rate [interval]", "Tolerance", "Verdict", "LangBiTe's verdict"],
+      r.global.map((g) => el("tr", { class: g.disagrees ? "disagrees" : null },
+        [g.model, g.concern, g.language, g.input_type, g.reflection_type].map((c) => el("td", { text: c })),
+        [g.passed, g.failed, g.errors].map((c) => el("td", { class: "num", text: String(c) })),
+        el("td", { class: "num", text: interval(g.pass_rate) }), el("td", { class: "num", text: String(g.tolerance) }),
+        verdictCell(g.verdict), el("td", { text: g.reported })))));
+    }
+    if (r.rejudged) {
+      parts.push(el("p", { id: "rq-rejudged", text: `Judged again from the responses: ${r.agree} of ${plural(r.rejudged.length, "evaluation")} ` +
+        "get the verdict the report gives." }));
+    }
+    showIn($("rq-reports"), parts);
+  }
+
+  return { evaluate };
+}

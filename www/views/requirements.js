@@ -1,0 +1,316 @@
+// The Requirements tab: the scenario (a form over one requirement at a time, beside the JSON,
+// both checked by the wasm as you type), the library browser, the preview of expanded prompts,
+// and the run (simulated, or cases out to the Run tab and records back). Results and
+// LangBiTe reports are in requirements-results.js. The worker holds one ReqSession.
+import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
+import { createRequirementResults } from "./requirements-results.js";
+
+const INPUTS = ["constrained", "verbose"];
+const REFLECTIONS = ["observational", "utopian"];
+// Typing pauses this long before the JSON is parsed and checked.
+const CHECK_DELAY_MS = 250;
+
+const alert = (...content) => el("div", { class: "alert", role: "alert" }, ...content);
+const checked = (box) => [...box.querySelectorAll("input:checked")].map((b) => b.value);
+const options = (select, values, labels = values) =>
+  select.replaceChildren(...values.map((v, i) => el("option", { value: v, text: labels[i] })));
+
+function checkboxes(box, name, values, on) {
+  box.replaceChildren(...values.map((v) => {
+    const id = `rq-${name}-${v}`;
+    return el("span", { class: "check" },
+      el("input", { type: "checkbox", id, value: v, checked: on(v) }), " ", el("label", { for: id, text: v }));
+  }));
+}
+
+function number(id, name, min, max, whole = false) {
+  const text = $(id).value.trim();
+  const x = Number(text);
+  if (text === "" || !Number.isFinite(x) || x < min || x > max || (whole && !Number.isInteger(x))) {
+    throw new Error(`${name}: expected ${whole ? "a whole number" : "a number"} from ${min} to ${max}, found "${text}"`);
+  }
+  return x;
+}
+
+/** "nonbinary=0.4, men=0.1" -> {nonbinary: 0.4, men: 0.1}. */
+function communityRates(text) {
+  const out = {};
+  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [id, rate] = part.split("=").map((p) => p.trim());
+    const x = Number(rate);
+    if (!id || rate === undefined || rate === "" || !Number.isFinite(x)) {
+      throw new Error(`Communities treated worse: expected id=rate, found "${part}"`);
+    }
+    out[id] = x;
+  }
+  return out;
+}
+
+function table(headers, rows) {
+  return el("div", { class: "table-wrap" }, el("table", {},
+    el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c) => el("td", { text: c })))))));
+}
+
+export async function createRequirements(call) {
+  const catalogue = await call("rqCatalogue");
+  let scenario = JSON.parse(await call("rqDefaultScenario"));
+  let selected = 0;
+  let timer;
+
+  // --- 1. The scenario: form <-> JSON, checked on every change. ---
+  options($("rq-concern"), catalogue.concerns);
+
+  function fillForm() {
+    const reqs = scenario.requirements ?? [];
+    selected = Math.min(selected, Math.max(reqs.length - 1, 0));
+    options($("rq-req"), reqs.map((_, i) => String(i)), reqs.map((r, i) => `${i + 1}. ${r.name ?? ""} (${r.concern ?? "?"})`));
+    $("rq-req").value = String(selected);
+    $("rq-ntemplates").value = scenario.nTemplates ?? "";
+    const r = reqs[selected];
+    $("rq-remove").disabled = reqs.length <= 1;
+    for (const id of ["rq-name", "rq-concern", "rq-tolerance", "rq-delta"]) $(id).disabled = !r;
+    if (!r) return;
+    $("rq-name").value = r.name ?? "";
+    $("rq-concern").value = String(r.concern ?? "").toLowerCase();
+    $("rq-tolerance").value = r.tolerance ?? "";
+    $("rq-delta").value = r.delta ?? "";
+    const langs = new Set(r.languages ?? []);
+    checkboxes($("rq-languages"), "lang", catalogue.languages, (l) => langs.has(l));
+    checkboxes($("rq-inputs"), "input", INPUTS, (v) => (r.inputs ?? []).includes(v));
+    checkboxes($("rq-reflections"), "reflection", REFLECTIONS, (v) => (r.reflections ?? []).includes(v));
+  }
+
+  /** The form's values into the scenario object: communities follow concern and languages. */
+  function readForm() {
+    const r = scenario.requirements?.[selected];
+    if (!r) return;
+    const concern = $("rq-concern").value;
+    const concernChanged = concern !== String(r.concern ?? "").toLowerCase();
+    r.name = $("rq-name").value;
+    r.concern = concern;
+    r.markup = catalogue.markups[concern] ?? r.markup;
+    r.languages = checked($("rq-languages"));
+    const communities = {};
+    for (const l of r.languages) {
+      const own = !concernChanged && r.communities?.[l];
+      communities[l] = own || catalogue.communities[l]?.[concern] || [];
+    }
+    r.communities = communities;
+    r.inputs = checked($("rq-inputs"));
+    r.reflections = checked($("rq-reflections"));
+    // Numbers as typed: a bad one is the wasm check's to report, with its field.
+    const num = (id) => ($(id).value.trim() === "" ? null : Number($(id).value));
+    r.tolerance = num("rq-tolerance");
+    r.delta = num("rq-delta");
+    scenario.nTemplates = num("rq-ntemplates");
+  }
+
+  async function check(text) {
+    const v = await call("rqSetScenario", text);
+    const parts = [];
+    if (v.ok) parts.push(el("p", { class: "success", role: "status", text: `Valid: ${plural(v.requirements, "requirement")}.` }));
+    else parts.push(alert(el("p", { text: "Not valid yet; the last valid scenario stays in use:" }),
+      el("ul", { class: "problems" }, v.errors.map((p) => el("li", { text: describeProblem(p) })))));
+    if (v.warnings.length) parts.push(el("div", { class: "warning" }, el("p", { text: "Warnings:" }),
+      el("ul", { class: "problems" }, v.warnings.map((p) => el("li", { text: describeProblem(p) })))));
+    showIn($("rq-validation"), parts);
+    $("panel-req").dataset.valid = v.ok ? "1" : "0";
+    return v.ok;
+  }
+
+  async function fromForm() {
+    readForm();
+    const text = JSON.stringify(scenario, null, 2);
+    $("rq-json").value = text;
+    fillForm();
+    await check(text);
+  }
+
+  async function fromJson() {
+    const text = $("rq-json").value;
+    try {
+      scenario = JSON.parse(text);
+      if (scenario && typeof scenario === "object") fillForm();
+    } catch {
+      // Not JSON yet: the check below reports where.
+    }
+    await check(text);
+  }
+
+  $("rq-form").addEventListener("change", (e) => {
+    if (e.target.id === "rq-req") {
+      selected = Number(e.target.value);
+      fillForm();
+      return;
+    }
+    fromForm();
+  });
+  $("rq-form").addEventListener("submit", (e) => e.preventDefault());
+  $("rq-json").addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(fromJson, CHECK_DELAY_MS);
+  });
+  $("rq-add").addEventListener("click", () => {
+    const concern = catalogue.concerns.find((c) => !scenario.requirements.some((r) => r.concern === c)) ?? catalogue.concerns[0];
+    const languages = scenario.requirements[selected]?.languages ?? ["en_us"];
+    scenario.requirements.push({
+      name: `Requirement ${scenario.requirements.length + 1}`, rationale: "", languages, tolerance: 0.8, delta: 0.1,
+      concern, markup: catalogue.markups[concern],
+      communities: Object.fromEntries(languages.map((l) => [l, catalogue.communities[l]?.[concern] ?? []])),
+      inputs: ["constrained"], reflections: ["observational"],
+    });
+    selected = scenario.requirements.length - 1;
+    fillForm();
+    fromForm();
+  });
+  $("rq-remove").addEventListener("click", () => {
+    if (scenario.requirements.length <= 1) return;
+    scenario.requirements.splice(selected, 1);
+    selected = Math.max(0, selected - 1);
+    fillForm();
+    fromForm();
+  });
+  $("rq-scenario-download").addEventListener("click", () =>
+    download("scenario.json", $("rq-json").value, "application/json"));
+  $("rq-scenario-file").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    $("rq-json").value = await file.text();
+    await fromJson();
+  });
+
+  $("rq-json").value = JSON.stringify(scenario, null, 2);
+  fillForm();
+  await check($("rq-json").value);
+
+  // --- 2. The library: built-in or uploaded LangBiTe files, browsed with filters. ---
+  async function browse() {
+    try {
+      const b = await call("rqBrowse", {
+        language: $("rq-f-language").value, concern: $("rq-f-concern").value, input_type: $("rq-f-input").value,
+        reflection_type: $("rq-f-reflection").value, text: $("rq-f-text").value, limit: 200,
+      });
+      const keep = (id) => $(id).value;
+      const [lang, concern] = [keep("rq-f-language"), keep("rq-f-concern")];
+      options($("rq-f-language"), ["", ...b.languages], ["all", ...b.languages]);
+      options($("rq-f-concern"), ["", ...b.concerns], ["all", ...b.concerns]);
+      $("rq-f-language").value = b.languages.includes(lang) ? lang : "";
+      $("rq-f-concern").value = b.concerns.includes(concern) ? concern : "";
+      $("rq-library-source").textContent = b.source === "built-in"
+        ? "The built-in library (six languages, eight concerns)" : `In use: ${b.source}`;
+      $("rq-browse-count").textContent = b.total > b.rows.length
+        ? `${b.total} templates match; the first ${b.rows.length} are shown.` : `${plural(b.total, "template")} match.`;
+      $("rq-browse").tBodies[0].replaceChildren(...b.rows.map((r) => el("tr", {},
+        [r.language, r.id, r.concern, r.input_type, r.reflection_type, r.prompt, `${r.oracle} ${r.prediction}`]
+          .map((c) => el("td", { text: c })))));
+    } catch (err) {
+      showIn($("rq-library-result"), alert(el("p", { text: errorMessage(err) })));
+    }
+  }
+  let browseTimer;
+  $("rq-browse-form").addEventListener("input", () => {
+    clearTimeout(browseTimer);
+    browseTimer = setTimeout(browse, CHECK_DELAY_MS);
+  });
+  $("rq-browse-form").addEventListener("submit", (e) => e.preventDefault());
+  $("rq-use-builtin").addEventListener("click", async () => {
+    await call("rqUseBuiltin");
+    showIn($("rq-library-result"));
+    await browse();
+  });
+  $("rq-lib-file").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    const language = $("rq-lib-language").value.trim();
+    try {
+      const warnings = await call("rqLoadLibrary", language, file.name, await file.arrayBuffer());
+      showIn($("rq-library-result"), el("p", { class: "success", role: "status", text: `${file.name} loaded for ${language}.` }),
+        warnings.length ? el("div", { class: "warning" }, el("p", { text: `${plural(warnings.length, "warning")}:` }),
+          el("ul", { class: "problems" }, warnings.slice(0, 50).map((p) => el("li", { text: `${p.file} ${describeProblem(p)}` })))) : null);
+      await browse();
+    } catch (err) {
+      showIn($("rq-library-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The libraries in use are unchanged." })));
+    }
+  });
+  await browse();
+
+  // --- 3. Preview and 4. run. ---
+  function planQuery() {
+    const models = $("rq-models").value.split(",").map((m) => m.trim()).filter(Boolean);
+    if (!models.length) throw new Error("Models: name at least one (sim-model for the simulated model).");
+    return { models, samples: number("rq-samples", "Samples", 1, 100, true), seed: number("rq-seed", "Seed", 0, 2 ** 53, true), first: 20, run_id: "requirements" };
+  }
+
+  $("rq-preview-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy($("rq-preview"), async () => {
+      try {
+        const p = await call("rqPreview", planQuery());
+        showIn($("rq-preview-error"));
+        showIn($("rq-preview-result"),
+          el("p", { class: "success", role: "status", id: "rq-preview-summary",
+            text: `${plural(p.instances, "prompt")}, ${p.samples} sample${p.samples === 1 ? "" : "s"} each: ` +
+              `${plural(p.calls_per_model, "call")} per model, ${plural(p.total_calls, "call")} for ${plural(p.models.length, "model")} (${p.models.join(", ")}).` }),
+          table(["Concern", "Language", "Prompts"], p.counts.map((c) => [c.concern, c.language, String(c.instances)])),
+          el("p", { text: `The first ${p.first.length} prompts:` }),
+          table(["Language", "Template", "Communities", "Prompt"], p.first.map((i) =>
+            [i.language, i.template_id, Object.values(i.communities).join(", "), i.prompt])),
+          p.warnings.length ? el("div", { class: "warning" }, el("ul", { class: "problems" },
+            p.warnings.slice(0, 30).map((w) => el("li", { text: describeProblem(w) })))) : null);
+      } catch (err) {
+        showIn($("rq-preview-error"), errorMessage(err));
+      }
+    });
+  });
+
+  const results = createRequirementResults(call);
+
+  $("rq-run-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy($("rq-run"), async () => {
+      try {
+        const sim = {
+          bias: number("rq-bias", "Simulated bias", 0, 1), refusal: number("rq-refusal", "Simulated refusals", 0, 1),
+          seed: number("rq-sim-seed", "Seed of the simulated model", 0, 2 ** 53, true), community: communityRates($("rq-community-bias").value),
+        };
+        const planned = await call("rqPlan", planQuery());
+        const answered = await call("rqSimulate", sim);
+        showIn($("rq-run-error"));
+        showIn($("rq-run-result"), el("p", { class: "success", role: "status", id: "rq-run-summary",
+          text: `The simulated model answered ${answered} of ${plural(planned, "planned call")}.` }));
+        await results.evaluate();
+      } catch (err) {
+        showIn($("rq-run-error"), errorMessage(err));
+      }
+    });
+  });
+  $("rq-cases-download").addEventListener("click", async () => {
+    try {
+      await call("rqPlan", planQuery());
+      download("requirements-cases.jsonl", await call("rqRecordsJsonl"), "application/jsonl");
+      showIn($("rq-run-error"));
+      showIn($("rq-run-result"), el("p", { role: "status",
+        text: "Run the downloaded cases in the Run tab (cases file), export its records, and load them below." }));
+    } catch (err) {
+      showIn($("rq-run-error"), errorMessage(err));
+    }
+  });
+  $("rq-records-file").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    try {
+      const r = await call("rqLoadRecords", file.name, await file.arrayBuffer());
+      showIn($("rq-run-result"), el("p", { class: "success", role: "status", text: `${file.name}: ${plural(r.records, "record")} loaded.` }),
+        r.problems.length ? el("div", { class: "warning" }, el("p", { text: `${plural(r.problems.length, "row")} could not be read:` }),
+          el("ul", { class: "problems" }, r.problems.slice(0, 30).map((p) => el("li", { text: describeProblem(p) })))) : null);
+      await results.evaluate();
+    } catch (err) {
+      showIn($("rq-run-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The records loaded earlier are kept." })));
+    }
+  });
+  $("panel-req").dataset.ready = "1";
+}
