@@ -54,6 +54,25 @@ fn the_page_flow_from_scenario_to_exports() {
     let heat = requirements_chart::mcnemar_heatmap(c, 0.05);
     assert!(heat.contains("<rect"), "{heat}");
 
+    // The judge: a seeded audit sample of passes and failures; a judge that passes everything
+    // agrees with the oracle on exactly its passes.
+    let (n, jsonl) = s.judge_cases(3, 7).unwrap();
+    assert_eq!(s.judge_cases(3, 7).unwrap().1, jsonl, "seeded");
+    let answered: String = jsonl
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            v["response"] = "PASS".into();
+            v["status"] = "ok".into();
+            v.to_string() + "\n"
+        })
+        .collect();
+    let report = s.load_judge("judge.jsonl", answered.as_bytes()).unwrap();
+    assert_eq!(report.agreement.n as usize, n);
+    assert_eq!(report.agreement.only_a + report.agreement.neither, 0, "the judge never fails");
+    assert!(report.agreement.both > 0 && report.agreement.only_b > 0, "{report:?}");
+    assert!(s.load_judge("other.jsonl", b"{\"prompt\":\"x\",\"response\":\"PASS\"}\n").is_err());
+
     let files = s.files("20260101000000").unwrap();
     let manifest = &files.iter().find(|(n, _)| n == "manifest.json").unwrap().1;
     let manifest: serde_json::Value = serde_json::from_str(manifest).unwrap();

@@ -91,6 +91,18 @@ impl ReqSession {
         to_js(&self.0.files(timestamp).map_err(failed)?)
     }
 
+    /// The LLM judge's cases as JSONL, `per_outcome` passes and failures per group, seeded:
+    /// {cases, jsonl}.
+    pub fn judge_cases(&self, per_outcome: u32, seed: u32) -> Result<JsValue, JsValue> {
+        let (cases, jsonl) = self.0.judge_cases(per_outcome as usize, u64::from(seed)).map_err(failed)?;
+        to_js(&serde_json::json!({"cases": cases, "jsonl": jsonl}))
+    }
+
+    /// The judge's answered records: its agreement with the oracle.
+    pub fn load_judge(&self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_judge(name, bytes).map_err(failed)?)
+    }
+
     /// A LangBiTe report CSV (responses, evaluations or global, told by its header).
     pub fn load_report(&mut self, name: &str, text: &str) -> Result<String, JsValue> {
         self.0.load_report(name, text).map(str::to_string).map_err(failed)

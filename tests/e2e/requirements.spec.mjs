@@ -116,6 +116,19 @@ test("edit -> preview -> simulated run -> results -> exports, as the CLI compute
   await expect(page.locator("#rq-reanalysis tbody tr")).toHaveCount(3);
   await expect(page.locator("#rq-reports-summary")).toContainText("3 groups");
 
+  // The LLM judge: its cases out, answered (here: a judge that passes everything), and back.
+  await page.locator("#rq-judge summary").click();
+  await page.getByLabel("Passes and failures per group").fill("4");
+  const judgeCases = await saved(page, () => page.getByRole("button", { name: "Download the judge's cases for the Run tab" }).click());
+  const cases = judgeCases.text.trim().split("\n").map((l) => JSON.parse(l));
+  expect(cases.length).toBeGreaterThan(0);
+  expect(cases.every((c) => c.prompt.includes("PASS") && c.judged)).toBe(true);
+  const answered = cases.map((c) => JSON.stringify({ ...c, response: "PASS", status: "ok" })).join("\n");
+  await page.getByLabel("The judge's answered records").setInputFiles({ name: "judged.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(answered) });
+  await expect(page.locator("#rq-judge-summary")).toContainText(`of ${cases.length} answers`);
+  await expect(page.locator("#rq-judge-table tbody tr").nth(1).locator("td").last()).toHaveText("0"); // the judge never fails
+  await shot(page, "requirements-4-judge");
+
   // Compatibility mode: LangBiTe's verdicts only.
   await page.getByLabel("LangBiTe compatibility").check();
   await page.getByRole("button", { name: "Evaluate" }).click();
@@ -145,7 +158,7 @@ test("LangBiTe's own libraries and reports: uploaded, browsed and judged again",
   expect(agree).toBe(total);
   // LangBiTe passes groups on a handful of templates; the intervals cannot support that.
   await expect(page.locator("#rq-reanalysis tr.disagrees").first()).toBeVisible();
-  await shot(page, "requirements-4-langbite-reports");
+  await shot(page, "requirements-5-langbite-reports");
   // A file that is no report: a readable error, and what was read stays.
   await page.getByLabel("LangBiTe report CSVs").setInputFiles({ name: "notes.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n") });
   await expect(page.locator("#rq-reports [role=alert]")).toContainText("notes.csv");

@@ -130,6 +130,39 @@ export function createRequirementResults(call) {
     evaluate();
   });
 
+  // The LLM judge: its cases out to the Run tab, its answers back against the oracle.
+  $("rq-judge-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const j = await call("rqJudgeCases", number("rq-judge-n", "Passes and failures per group", 1, 1000),
+        number("rq-judge-seed", "Seed of the sample", 0, 2 ** 32 - 1));
+      download("requirements-judge-cases.jsonl", j.jsonl, "application/jsonl");
+      showIn($("rq-judge-result"), el("p", { role: "status", text: `${plural(j.cases, "case")} for the judge. Run them in the ` +
+        "Run tab (cases file) on the model you trust, export its records and load them here." }));
+    } catch (err) {
+      showIn($("rq-judge-result"), alert(el("p", { text: errorMessage(err) })));
+    }
+  });
+  $("rq-judge-file").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    try {
+      const r = await call("rqLoadJudge", file.name, await file.arrayBuffer());
+      const a = r.agreement;
+      showIn($("rq-judge-result"),
+        el("p", { id: "rq-judge-summary", role: "status", text: `The judge and the oracle agree on ${a.both + a.neither} of ` +
+          `${plural(a.n, "answer")}${a.percent_agreement == null ? "" : ` (${a.percent_agreement.toFixed(1)}%)`}; Cohen's kappa ` +
+          `${a.kappa == null ? "undefined" : a.kappa.toFixed(3)}; ${plural(r.unusable, "reply")} unusable.` }),
+        table("rq-judge-table", "Oracle against judge", ["", "Judge: pass", "Judge: fail"], [
+          el("tr", {}, el("th", { scope: "row", text: "Oracle: pass" }), el("td", { class: "num", text: String(a.both) }), el("td", { class: "num", text: String(a.only_a) })),
+          el("tr", {}, el("th", { scope: "row", text: "Oracle: fail" }), el("td", { class: "num", text: String(a.only_b) }), el("td", { class: "num", text: String(a.neither) })),
+        ]));
+    } catch (err) {
+      showIn($("rq-judge-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The evaluation is unchanged." })));
+    }
+  });
+
   // LangBiTe's reports: each file recognised by its header, then read again together.
   $("rq-reports-file").addEventListener("change", async (event) => {
     const files = [...event.target.files];

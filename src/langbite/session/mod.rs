@@ -14,6 +14,7 @@ use crate::record::Record;
 use serde::{Deserialize, Serialize};
 
 mod browse;
+mod judge;
 mod reports;
 mod results;
 pub use browse::{Browse, BrowseQuery, Catalogue, TemplateRow};
