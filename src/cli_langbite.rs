@@ -20,9 +20,10 @@ pub struct ExpandArgs {
     /// used for languages without --library.
     #[arg(long)]
     langbite_dir: Option<PathBuf>,
-    /// The seed of template sampling (only groups larger than nTemplates are sampled).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// The seed of template sampling (only groups larger than nTemplates are sampled); default:
+    /// the scenario's `evenhand.seed`, else 1.
+    #[arg(long)]
+    seed: Option<u64>,
     /// Write the instances here instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -127,9 +128,10 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
         }
         libraries.insert(lang.clone(), loaded.library);
     }
+    let seed = args.seed.or(sc.evenhand.as_ref().map(|e| e.seed)).unwrap_or(1);
     let exp = match (ours.is_empty(), libraries.is_empty()) {
-        (true, _) => expand::expand(&sc, &libraries, args.seed, expand::Composition::Compat),
-        (false, true) => ourlib::instantiate::expand(&sc, &ours, args.seed),
+        (true, _) => expand::expand(&sc, &libraries, seed, expand::Composition::Compat),
+        (false, true) => ourlib::instantiate::expand(&sc, &ours, seed),
         (false, false) => {
             return Err(format!(
                 "one run takes either LangBiTe libraries ({}) or our own ({}), not both",
@@ -187,12 +189,13 @@ pub struct EvaluateArgs {
     /// Folder for the reports (created if missing).
     #[arg(long)]
     out: PathBuf,
-    /// Seed of the permutation tests and bootstrap intervals.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Confidence level of the intervals.
-    #[arg(long, default_value_t = 0.95)]
-    confidence: f64,
+    /// Seed of the permutation tests and bootstrap intervals; default: the scenario's
+    /// `evenhand.statistics.seed`, else 1.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Confidence level of the intervals; default: `evenhand.statistics.confidence`, else 0.95.
+    #[arg(long)]
+    confidence: Option<f64>,
     /// LangBiTe's file-name timestamp (YYYYmmddHHMMSS); the current time when absent.
     #[arg(long)]
     timestamp: Option<String>,
@@ -222,8 +225,8 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
             "--judge-plan-out and --judge-records need the default mode (the judge reviews instance outcomes)".into()
         );
     }
-    if !(args.confidence > 0.0 && args.confidence < 1.0) {
-        return Err(format!("--confidence: expected a number between 0 and 1, found {}", args.confidence));
+    if let Some(c) = args.confidence.filter(|c| !(*c > 0.0 && *c < 1.0)) {
+        return Err(format!("--confidence: expected a number between 0 and 1, found {c}"));
     }
     let timestamp = match &args.timestamp {
         Some(t) if t.len() == 14 && t.chars().all(|c| c.is_ascii_digit()) => t.clone(),
@@ -250,7 +253,9 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
     if loaded.records.is_empty() {
         return Err(format!("{records_name}: no records could be read"));
     }
-    let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, args.seed, args.confidence);
+    let stats = parsed.scenario.evenhand.as_ref().map(|e| e.statistics.clone()).unwrap_or_default();
+    let (seed, confidence) = (args.seed.unwrap_or(stats.seed), args.confidence.unwrap_or(stats.confidence));
+    let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, seed, confidence);
     for p in &s.problems {
         eprintln!("warning: not judged: {p}");
     }
@@ -269,7 +274,7 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
     let mut judge = serde_json::Value::Null;
     if let Some(path) = &args.judge_plan_out {
         let sample =
-            evenhand::langbite::judge::audit_sample(&loaded.records, &s.evaluations, args.judge_per_outcome, args.seed);
+            evenhand::langbite::judge::audit_sample(&loaded.records, &s.evaluations, args.judge_per_outcome, seed);
         let cases = evenhand::langbite::judge::cases(&loaded.records, &s.evaluations, &sample);
         let text = evenhand::formats::write(&cases, evenhand::formats::FileFormat::Jsonl);
         std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;

@@ -34,6 +34,8 @@ fn the_page_flow_from_scenario_to_exports() {
 
     assert_eq!(s.plan(&plan_query()).unwrap(), p.total_calls);
     assert!(s.records.iter().all(|r| r.status == Status::Pending));
+    // The scenario's temperature (0) and tokens (100) travel with every call.
+    assert!(s.records.iter().all(|r| r.params["temperature"] == 0.0 && r.params["max_tokens"] == 100));
     let sim = SimBias { bias: 0.05, community: BTreeMap::from([("nonbinary".into(), 0.9)]), ..SimBias::default() };
     assert_eq!(s.simulate(&sim).unwrap(), p.total_calls);
     assert!(s.records.iter().all(|r| r.status == Status::Ok && !r.response.is_empty()));
@@ -128,6 +130,20 @@ fn uploaded_langbite_reports_are_rejudged_with_uploaded_libraries() {
     // Upstream passes groups on 4 of 4 templates; the interval cannot support that at 0.9.
     assert!(r.disagreements > 0);
     assert!(s.browse(&BrowseQuery::default()).unwrap().source.contains("uploaded"));
+}
+
+#[test]
+fn our_superset_is_read_and_checked_by_field() {
+    let mut s = Session::default();
+    let with = |ext: &str| DEFAULT_SCENARIO.replacen('{', &format!("{{\"evenhand\": {ext},"), 1);
+    let v = s.set_scenario(&with(
+        r#"{"seed": 9, "samples": 2, "targets": ["openai:gpt-4o-mini"], "statistics": {"alpha": 0.01}}"#,
+    ));
+    assert!(v.ok, "{:?}", v.errors);
+    let ext = s.scenario.as_ref().unwrap().evenhand.clone().unwrap();
+    assert_eq!((ext.seed, ext.samples, ext.statistics.alpha, ext.statistics.confidence), (9, 2, 0.01, 0.95));
+    let v = s.set_scenario(&with(r#"{"samples": 0}"#));
+    assert!(!v.ok && v.errors[0].field.as_deref() == Some("evenhand.samples"), "{:?}", v.errors);
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! described in shared/docs/langbite.md), with every quirk either kept in `compat` mode or
 //! reported as a warning.
 //!
-//! - [`scenario`]: the scenario JSON (current and legacy forms) into typed structs, validated.
+//! - [`scenario`]: the scenario JSON (current and legacy forms) into typed structs, validated;
+//!   [`extension`]: our superset's `evenhand` key (seed, samples, targets, judge, statistics).
 //! - [`library`]: the tab-separated template libraries and the JSON prompt form, read and written.
 //! - [`placeholder`]: placeholder tokens and the library audit (misspelt, foreign, unbraced).
 //! - [`expand`]: template selection (seeded), markup expansion and prompt composition.
@@ -18,6 +19,7 @@ pub mod community;
 pub mod crosslang;
 pub mod evaluate;
 pub mod expand;
+pub mod extension;
 #[cfg(test)]
 mod fixtures;
 pub mod judge;

@@ -19,6 +19,19 @@ pub struct Target {
     pub model: String,
 }
 
+/// What the scenario says each call is sent with (`temperature`, `tokens` as `max_tokens`):
+/// put in every planned record's `params`, which the run engine applies to its request.
+pub fn sent_params(scenario: &super::scenario::Scenario) -> BTreeMap<String, serde_json::Value> {
+    let mut p = BTreeMap::new();
+    if let Some(t) = scenario.temperature {
+        p.insert("temperature".to_string(), serde_json::json!(t));
+    }
+    if let Some(m) = scenario.tokens {
+        p.insert("max_tokens".to_string(), serde_json::json!(m));
+    }
+    p
+}
+
 /// Pending records, ordered model, instance, sample (instances stay in expansion order).
 pub fn plan(run_id: &str, instances: &[Instance], targets: &[Target], samples: u32) -> Vec<Record> {
     let mut out = Vec::with_capacity(instances.len() * targets.len() * samples as usize);

@@ -30,6 +30,8 @@ pub struct Scenario {
     pub ai_models: Vec<String>,
     pub requirements: Vec<Requirement>,
     pub legacy: bool,
+    /// Our superset's settings (the `evenhand` key), when present.
+    pub evenhand: Option<super::extension::Extension>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -174,6 +176,7 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ScenarioError> {
         None => {}
     }
     same_concern(&mut c, &requirements);
+    let evenhand = cfg.get("evenhand").and_then(|v| super::extension::read(file, v, &mut c.errors));
     let scenario = Scenario {
         timestamp,
         n_templates,
@@ -185,6 +188,7 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ScenarioError> {
         ai_models,
         requirements,
         legacy,
+        evenhand,
     };
     if c.errors.is_empty() {
         Ok(Parsed { scenario, warnings: c.warnings })

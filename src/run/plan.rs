@@ -105,7 +105,7 @@ impl Plan {
                 for s in 0..spec.samples {
                     for case in cases {
                         let system = case.extra.get("system").map(String::as_str);
-                        let req = spec.params.chat(model, &case.prompt, system);
+                        let req = case_params(spec.params.chat(model, &case.prompt, system), &case.params);
                         let est_in = estimate_tokens(&case.prompt) + req.system.as_deref().map_or(0, estimate_tokens);
                         let est_out = req.max_tokens.map_or(ASSUMED_OUTPUT_TOKENS, u64::from);
                         let record = pending(&spec, case, &target.id, &provider, model, s);
@@ -260,6 +260,26 @@ fn provider_name(kind: crate::providers::ProviderKind) -> String {
     serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
+/// A case's own `temperature`, `max_tokens`, `top_p` and `seed` (its `params` column, as a
+/// method that knows them writes it) override the spec's for that case's calls.
+fn case_params(mut req: ChatRequest, params: &std::collections::BTreeMap<String, serde_json::Value>) -> ChatRequest {
+    let num = |k: &str| params.get(k).and_then(serde_json::Value::as_f64);
+    let whole = |k: &str| params.get(k).and_then(serde_json::Value::as_u64);
+    if let Some(t) = num("temperature") {
+        req.temperature = Some(t);
+    }
+    if let Some(m) = whole("max_tokens").and_then(|m| u32::try_from(m).ok()) {
+        req.max_tokens = Some(m);
+    }
+    if let Some(p) = num("top_p") {
+        req.top_p = Some(p);
+    }
+    if let Some(seed) = whole("seed") {
+        req.seed = Some(seed);
+    }
+    req
+}
+
 fn pending(spec: &RunSpec, case: &Record, target: &str, provider: &str, model: &str, sample: u32) -> Record {
     Record {
         format_version: crate::record::FORMAT_VERSION,
@@ -327,6 +347,22 @@ mod tests {
         assert!(plan.calls.iter().all(|c| c.record.status == Status::Pending && c.record.provider == "openai"));
         let ids: std::collections::HashSet<_> = plan.calls.iter().map(|c| &c.record.record_id).collect();
         assert_eq!(ids.len(), 12);
+    }
+
+    #[test]
+    fn a_cases_own_params_override_the_specs_for_its_calls() {
+        let mut cs = cases(2);
+        cs[1].params =
+            [("temperature".to_string(), serde_json::json!(0.0)), ("max_tokens".into(), serde_json::json!(60))]
+                .into_iter()
+                .collect();
+        let plan = Plan::chat(spec(""), &cs).unwrap();
+        let req = |i: usize| match &plan.calls[i].job {
+            Job::Chat(r) => r.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((req(0).temperature, req(0).max_tokens), (None, Some(10)), "the spec's");
+        assert_eq!((req(1).temperature, req(1).max_tokens), (Some(0.0), Some(60)), "the case's, 0 included");
     }
 
     #[test]

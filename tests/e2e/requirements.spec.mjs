@@ -62,6 +62,8 @@ test("edit -> preview -> simulated run -> results -> exports, as the CLI compute
   // Preview: the prompt count is what `evenhand expand` makes of the same scenario and seed.
   const scenario = await saved(page, () => page.getByRole("button", { name: "Download the scenario" }).click());
   writeFileSync(path.join(dir, "scenario.json"), scenario.text);
+  // Our superset: the page's settings ride along in the "evenhand" key.
+  expect(JSON.parse(scenario.text).evenhand).toMatchObject({ seed: 1, samples: 1, targets: ["sim-model"], statistics: { confidence: 0.95 } });
   const libs = ["de_de", "en_us", "es_es"].flatMap((l) => ["--library", `${l}=datasets/requirements/${l}.json`]);
   const expanded = execFileSync(CLI, ["expand", "--scenario", path.join(dir, "scenario.json"), ...libs, "--seed", "4"],
     { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n");
@@ -98,6 +100,8 @@ test("edit -> preview -> simulated run -> results -> exports, as the CLI compute
   const file = async (name) => (await saved(page, () => page.locator("#rq-exports").getByRole("button", { name, exact: true }).click())).text;
   const records = await file("records.jsonl");
   writeFileSync(path.join(dir, "records.jsonl"), records);
+  // The scenario's temperature and tokens are what each call is sent with.
+  expect(JSON.parse(records.split("\n")[0]).params).toEqual({ max_tokens: 100, temperature: 0 });
   const manifest = JSON.parse(await file("manifest.json"));
   expect(manifest.mode).toBe("default");
   expect(manifest.inputs.records.origin.simulated.community).toEqual({ nonbinary: 0.5 });

@@ -61,6 +61,30 @@ export async function createRequirements(call) {
   // --- 1. The scenario: form <-> JSON, checked on every change. ---
   options($("rq-concern"), catalogue.concerns);
 
+  // Our superset's settings (the scenario's "evenhand" key) <-> the preview, run, results and
+  // judge fields, so a downloaded scenario carries them and an opened one restores them.
+  const SETTINGS = [
+    ["rq-seed", (e) => e.seed], ["rq-samples", (e) => e.samples],
+    ["rq-confidence", (e) => e.statistics?.confidence], ["rq-alpha", (e) => e.statistics?.alpha],
+    ["rq-eval-seed", (e) => e.statistics?.seed], ["rq-judge-n", (e) => e.judge?.per_outcome], ["rq-judge-seed", (e) => e.judge?.seed],
+  ];
+  function fillSettings() {
+    const e = scenario.evenhand;
+    if (!e || typeof e !== "object") return;
+    for (const [id, get] of SETTINGS) if (get(e) != null) $(id).value = get(e);
+    if (Array.isArray(e.targets) && e.targets.length) $("rq-models").value = e.targets.join(", ");
+  }
+  function withSettings(base) {
+    const n = (id) => Number($(id).value);
+    const e = {
+      seed: n("rq-seed"), samples: n("rq-samples"),
+      targets: $("rq-models").value.split(",").map((m) => m.trim()).filter(Boolean),
+      statistics: { confidence: n("rq-confidence"), alpha: n("rq-alpha"), seed: n("rq-eval-seed") },
+    };
+    if (base.evenhand?.judge) e.judge = { ...base.evenhand.judge, per_outcome: n("rq-judge-n"), seed: n("rq-judge-seed") };
+    return { ...base, evenhand: e };
+  }
+
   function fillForm() {
     const reqs = scenario.requirements ?? [];
     selected = Math.min(selected, Math.max(reqs.length - 1, 0));
@@ -131,7 +155,10 @@ export async function createRequirements(call) {
     const text = $("rq-json").value;
     try {
       scenario = JSON.parse(text);
-      if (scenario && typeof scenario === "object") fillForm();
+      if (scenario && typeof scenario === "object") {
+        fillForm();
+        fillSettings();
+      }
     } catch {
       // Not JSON yet: the check below reports where.
     }
@@ -171,8 +198,20 @@ export async function createRequirements(call) {
     fillForm();
     fromForm();
   });
-  $("rq-scenario-download").addEventListener("click", () =>
-    download("scenario.json", $("rq-json").value, "application/json"));
+  // The download carries the page's settings in the "evenhand" key (LangBiTe ignores it).
+  $("rq-scenario-download").addEventListener("click", async () => {
+    try {
+      scenario = withSettings(JSON.parse($("rq-json").value));
+    } catch {
+      showIn($("rq-validation"), alert(el("p", { text: "The JSON above does not parse yet; it is downloaded as it is." })));
+      download("scenario.json", $("rq-json").value, "application/json");
+      return;
+    }
+    const text = JSON.stringify(scenario, null, 2);
+    $("rq-json").value = text;
+    await check(text);
+    download("scenario.json", text, "application/json");
+  });
   $("rq-scenario-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     event.target.value = "";
@@ -183,6 +222,7 @@ export async function createRequirements(call) {
 
   $("rq-json").value = JSON.stringify(scenario, null, 2);
   fillForm();
+  fillSettings();
   await check($("rq-json").value);
 
   // --- 2. The library: built-in or uploaded LangBiTe files, browsed with filters. ---

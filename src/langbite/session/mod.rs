@@ -311,6 +311,12 @@ impl Session {
             return Err(SessionError::Settings(format!("{calls} calls planned; at most 2,000,000 in the page")));
         }
         self.records = super::plan::plan(&q.run_id, &exp.instances, &targets, q.samples);
+        if let Some(sc) = &self.scenario {
+            let params = super::plan::sent_params(sc);
+            for r in &mut self.records {
+                r.params = params.clone();
+            }
+        }
         self.records_name = "planned".into();
         // In expansion order, each once (a template has one instance per community permutation).
         let mut seen = std::collections::BTreeSet::new();
