@@ -11,6 +11,7 @@ use super::plan::{self, Case};
 use super::questions::{self, QuestionSet};
 use super::runs;
 
+mod matrix;
 mod provider;
 use super::simulate::{self, Behaviour};
 use crate::formats::{self, FileFormat, Problem};
@@ -93,6 +94,8 @@ pub enum SessionError {
     File(String),
     #[error("{0}")]
     Embeddings(Problem),
+    #[error("{0}")]
+    Distances(Problem),
     #[error("load or choose a question set first")]
     NoQuestions,
     #[error("plan a run first")]
@@ -126,6 +129,8 @@ pub struct Session {
     /// Both are dropped whenever the data change.
     perm_run: Option<PermRun>,
     permanova: Option<Section>,
+    /// An uploaded distance matrix between the records (dropped when the records change).
+    distances: Option<super::distances::Distances>,
 }
 
 struct PermRun {
@@ -144,6 +149,7 @@ impl Default for Session {
             settings: Settings::default(),
             perm_run: None,
             permanova: None,
+            distances: None,
         }
     }
 }
@@ -278,6 +284,7 @@ impl Session {
 
     fn set_data(&mut self, data: Dataset) {
         self.data = data;
+        self.distances = None;
         self.perm_run = None;
         self.permanova = None;
     }
@@ -294,7 +301,16 @@ impl Session {
         if s.modes.is_empty() {
             s.modes = self.settings.modes.clone();
         }
-        let tests = perm::plan(&self.data, &s);
+        let tests = match (&self.distances, s.matrix) {
+            (_, false) => perm::plan(&self.data, &s),
+            (Some(m), true) => super::distances::plan(&self.data, m, &s),
+            (None, true) => return Err(SessionError::Invalid("upload a distance matrix first".into())),
+        };
+        if tests.is_empty() && s.matrix {
+            return Err(SessionError::Invalid(
+                "no two languages have responses in the uploaded distance matrix".into(),
+            ));
+        }
         if tests.is_empty() {
             return Err(SessionError::Invalid(
                 "no two languages have response embeddings: run the simulated model or upload embeddings".into(),
@@ -310,12 +326,20 @@ impl Session {
         let run = self.perm_run.as_mut().ok_or(SessionError::NoRun)?;
         let end = (run.rows.len() + tests.max(1)).min(run.tests.len());
         for t in &run.tests[run.rows.len()..end] {
-            run.rows.push(perm::run(&self.data, t, &run.settings));
+            let row = match (&self.distances, run.settings.matrix) {
+                (Some(m), true) => super::distances::run(&self.data, m, t, &run.settings),
+                _ => perm::run(&self.data, t, &run.settings),
+            };
+            run.rows.push(row);
         }
         let progress = Progress { done: end, total: run.tests.len() };
         if end == run.tests.len() {
             let run = self.perm_run.take().ok_or(SessionError::NoRun)?;
-            self.permanova = Some(perm::finish(run.rows, &run.settings, self.settings.alpha));
+            let mut section = perm::finish(run.rows, &run.settings, self.settings.alpha);
+            if let Some(m) = self.distances.as_ref().filter(|_| run.settings.matrix) {
+                section.source = format!("uploaded distance matrix {}", m.file);
+            }
+            self.permanova = Some(section);
         }
         Ok(progress)
     }

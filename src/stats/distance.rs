@@ -156,6 +156,19 @@ impl DistanceMatrix {
     pub fn condensed(&self) -> &[f64] {
         &self.d
     }
+    /// The matrix between the points `idx` (in that order), without a full square copy.
+    pub fn subset(&self, idx: &[usize]) -> Result<DistanceMatrix> {
+        check_size(idx.len())?;
+        if let Some(&i) = idx.iter().find(|&&i| i >= self.n) {
+            return Err(MultivariateError::LabelCount { points: self.n, labels: i + 1 });
+        }
+        let mut d = Vec::with_capacity(idx.len() * (idx.len() - 1) / 2);
+        for (k, &i) in idx.iter().enumerate() {
+            d.extend(idx[k + 1..].iter().map(|&j| self.get(i, j)));
+        }
+        Ok(DistanceMatrix { n: idx.len(), d })
+    }
+
     /// d(i, j) for any i, j.
     pub fn get(&self, i: usize, j: usize) -> f64 {
         match i.cmp(&j) {
