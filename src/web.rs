@@ -601,6 +601,11 @@ impl XlingSession {
         to_js(&self.0.load_distances(name, bytes).map_err(failed)?)
     }
 
+    /// The uploaded distance matrix's summary, or null.
+    pub fn distances(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.distances())
+    }
+
     /// The LLM judge's cases: one pending record per answered response.
     pub fn judge_cases(&self) -> Result<JsValue, JsValue> {
         to_js(&self.0.judge_cases().map_err(failed)?)

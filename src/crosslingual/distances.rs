@@ -62,17 +62,31 @@ impl Distances {
     }
 }
 
-/// Places a matrix error at its cell in the file.
+/// Places a matrix error at its cell in the file, in the file's terms (lines and columns, not
+/// matrix indices).
 fn locate(file: &str, e: MultivariateError) -> Problem {
-    let at = |p: Problem, row: usize, column: usize| p.at_line(row as u64 + 2).at_column(column as u64 + 2);
-    let message = e.to_string();
+    let at = |message: String, row: usize, column: usize| {
+        Problem::new(file, message).at_line(row as u64 + 2).at_column(column as u64 + 2)
+    };
     match e {
-        MultivariateError::NotSquare { row, .. } => Problem::new(file, message).at_line(row as u64 + 2),
-        MultivariateError::NotFinite { row, column, .. }
-        | MultivariateError::Diagonal { row, column, .. }
-        | MultivariateError::Negative { row, column, .. }
-        | MultivariateError::Asymmetric { row, column, .. } => at(Problem::new(file, message), row, column),
-        _ => Problem::new(file, message),
+        MultivariateError::NotSquare { row, found, n } => {
+            Problem::new(file, format!("expected {n} distances in this row, found {found}")).at_line(row as u64 + 2)
+        }
+        MultivariateError::NotFinite { row, column, value } => {
+            at(format!("expected a finite distance, found {value}"), row, column)
+        }
+        MultivariateError::Diagonal { row, column, value } => {
+            at(format!("a response's distance to itself must be 0, found {value}"), row, column)
+        }
+        MultivariateError::Negative { row, column, value } => {
+            at(format!("expected a non-negative distance, found {value}"), row, column)
+        }
+        MultivariateError::Asymmetric { row, column, a, b } => at(
+            format!("{a} here but {b} at line {}, column {}; expected a symmetric matrix", column + 2, row + 2),
+            row,
+            column,
+        ),
+        other => Problem::new(file, other.to_string()),
     }
 }
 

@@ -3,6 +3,7 @@
 // record file, then the dashboard (crosslingual-dashboard.js). The worker holds one XlingSession.
 import { $, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { createXlingDashboard } from "./crosslingual-dashboard.js";
+import { createXlingRuns } from "./crosslingual-runs.js";
 
 // Cases per worker call: small enough for a smooth progress bar, large enough to be quick.
 const STEP_CASES = 12;
@@ -196,6 +197,7 @@ export function createCrosslingual(call) {
   }
 
   const setup = createXlingSetup(call, refresh);
+  createXlingRuns(call, refresh);
 
   // PERMANOVA: one test per worker call, so the progress bar moves and Cancel is heard.
   let permCancelled = false;
@@ -205,7 +207,7 @@ export function createCrosslingual(call) {
     let settings;
     try {
       settings = { distance: $("xl-perm-distance").value, permutations: wholeNumber("xl-perm-permutations", "Permutations", 1, 100000),
-        seed: wholeNumber("xl-perm-seed", "Permutation seed", 0, 2 ** 32 - 1) };
+        seed: wholeNumber("xl-perm-seed", "Permutation seed", 0, 2 ** 32 - 1), matrix: $("xl-perm-source").value === "matrix" };
     } catch (err) {
       showIn($("xl-perm-error"), err.message);
       return;
