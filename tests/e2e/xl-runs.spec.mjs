@@ -13,8 +13,8 @@ const OUT = "e2e/out";
 const SAMPLES = 2;
 
 /** Starts the mock; resolves to {base, stats(), stop()}. */
-function startMock() {
-  const proc = spawn("python3", ["tests/mock/mock_provider.py", "--port", "0", "--max-seconds", "300"], { stdio: ["ignore", "pipe", "inherit"] });
+function startMock(args = []) {
+  const proc = spawn("python3", ["tests/mock/mock_provider.py", "--port", "0", "--max-seconds", "300", ...args], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let out = "";
     proc.on("error", reject);
@@ -29,9 +29,10 @@ function startMock() {
   });
 }
 
-const shot = (page, name) => {
+/** A screenshot of one part of the page (`locator`), small enough to read. */
+const shot = (locator, name) => {
   mkdirSync(OUT, { recursive: true });
-  return page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
+  return locator.screenshot({ path: `${OUT}/${name}.png` });
 };
 
 async function downloadText(page, locator) {
@@ -56,21 +57,29 @@ async function simulated(page) {
   return n;
 }
 
-/** Plans the handed-over cases on the mock with `model`, starts, and waits for the end. */
-async function runOnMock(page, mock, model, calls) {
+const counts = (page) => page.locator("#run-counts").evaluate((n) => ({ ...n.dataset }));
+
+/** Plans the handed-over cases on the mock with `model` and starts them. */
+async function startOnMock(page, mock, model, calls, concurrency = 4) {
   await expect(page.getByRole("tab", { name: "Run" })).toHaveAttribute("aria-selected", "true");
   await expect(page.locator("#panel-run")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
   await expect(page.locator("#run-source-handed")).toBeChecked();
   await page.locator("#run-t1-provider").selectOption("openai-compatible");
   await page.locator("#run-t1-base").fill(`${mock.base}/v1`);
   await page.locator("#run-t1-models").fill(model);
+  await page.locator("#run-t1-concurrency").fill(String(concurrency));
   await page.getByRole("button", { name: "Plan" }).click();
   await expect(page.locator("#run-plan-summary")).toContainText(`${calls} calls`);
   const before = await page.locator("#run-counts").getAttribute("data-run-id");
   await page.getByRole("button", { name: "Start", exact: true }).click();
-  const counts = () => page.locator("#run-counts").evaluate((n) => ({ ...n.dataset }));
+  return before;
+}
+
+/** Plans the handed-over cases on the mock with `model`, starts, and waits for the end. */
+async function runOnMock(page, mock, model, calls) {
+  const before = await startOnMock(page, mock, model, calls);
   await expect.poll(async () => {
-    const d = await counts();
+    const d = await counts(page);
     return d.runId !== before && d.state === "finished" ? `${d.answered} of ${d.total}` : d.state;
   }, { timeout: 60_000 }).toBe(`${calls} of ${calls}`);
 }
@@ -93,6 +102,7 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
     await expect(page.locator("#run-plan-error")).toContainText("makes no embeddings");
     await page.locator("#run-batch-size").fill("5");
     await runOnMock(page, mock, "mock-embed", Math.ceil(n / 5));
+    await shot(page.locator("#run-live"), "xl-runs-run-tab");
     expect((await mock.stats()).total).toBe(Math.ceil(n / 5));
 
     const jsonl = await downloadText(page, page.getByRole("button", { name: "Download embeddings (JSONL)" }));
@@ -117,8 +127,7 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
     const f = Number(await rows.first().locator("td").nth(2).innerText());
     expect(Number.isFinite(f) && f >= 0).toBe(true);
     await expect(page.locator("#xl-pca-chart")).toBeVisible();
-    await page.locator("#xl-permanova").scrollIntoViewIfNeeded();
-    await shot(page, "xl-runs-permanova");
+    await shot(page.locator("#xl-permanova"), "xl-runs-permanova");
 
     // The LLM judge: one chat call per response; the replies become the judge detector.
     await page.getByRole("button", { name: "Judge refusals via the Run tab" }).click();
@@ -135,8 +144,7 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
     const csv = await downloadText(page, page.getByRole("button", { name: "Download records (CSV)" }));
     expect(csv.split("\n")[0]).toContain("judge_verdict");
     expect((csv.match(/,mock-judge/g) ?? []).length).toBe(n); // judge_model on every record
-    await page.locator("#xl-agreement").scrollIntoViewIfNeeded();
-    await shot(page, "xl-runs-judge");
+    await shot(page.locator("#xl-agreement"), "xl-runs-judge");
     expect(errors).toEqual([]);
   } finally {
     mock.stop();
@@ -189,16 +197,56 @@ test("a precomputed distance matrix runs PERMANOVA; a bad one names its line and
   expect(Number(await first.locator("td").nth(3).innerText())).toBeGreaterThan(0.99); // R²: language explains nearly all
   await expect(first.locator("td").nth(4)).toHaveText("0.010"); // p = 1/(99 + 1), the smallest there is
 
-  // Row 3 (line 5), column 2 (file column 4) disagrees with its mirror.
+  // Row 3 (line 5), column 2 (file column 4) disagrees with its mirror, which is named first
+  // (the check reads the upper triangle).
   await upload("asymmetric.csv", matrix((i, j, d) => (i === 3 && j === 2 ? "7.5" : d)));
   const box = page.locator("#xl-distances-result");
-  await expect(box).toContainText("asymmetric.csv, line 5, column 4");
-  await expect(box).toContainText("expected a symmetric matrix");
+  await expect(box).toContainText("asymmetric.csv, line 4, column 5:");
+  await expect(box).toContainText("but 7.5 at line 5, column 4; expected a symmetric matrix");
   await upload("ghost.csv", `id,${ids[0]},ghost\n${ids[0]},0,1\nghost,1,0\n`);
   await expect(box).toContainText('ghost.csv, line 1, column 3: id "ghost" matches no loaded record');
   await upload("short.csv", `id,${ids[0]},${ids[1]}\n${ids[0]},0,1\n${ids[1]},1\n`);
   await expect(box).toContainText("short.csv, line 3");
-  await page.locator("#xl-permanova").scrollIntoViewIfNeeded();
-  await shot(page, "xl-runs-distances");
+  await shot(page.locator("#xl-permanova"), "xl-runs-distances");
   expect(errors).toEqual([]);
+});
+
+test("an embedding run survives a reload: resumed, nothing embedded twice, every vector kept", async ({ page }) => {
+  test.setTimeout(180_000);
+  const errors = watchErrors(page);
+  const mock = await startMock(["--latency-ms", "150"]);
+  try {
+    const n = await simulated(page);
+    await page.getByRole("button", { name: "Embed the responses via the Run tab" }).click();
+    await page.locator("#run-batch-size").fill("1");
+    await startOnMock(page, mock, "mock-embed", n, 1);
+    await expect.poll(async () => Number((await counts(page)).answered ?? 0), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+    await page.reload();
+    await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
+    const sentBefore = (await mock.stats()).total;
+
+    // The same simulated records again (same seed, same ids), then the stored run resumes.
+    const again = await simulated(page);
+    expect(again).toBe(n);
+    await tab(page, "Run");
+    const offer = page.locator("#run-resume .resume-item");
+    await expect(offer).toContainText(`of ${n} answered`);
+    await offer.getByRole("button", { name: "Resume" }).click();
+    await expect.poll(async () => (await counts(page)).state, { timeout: 60_000 }).toBe("finished");
+    expect(await counts(page)).toMatchObject({ answered: String(n), total: String(n) });
+    // One call per text; only the one in flight at the reload (1 at once) may have gone twice.
+    const total = (await mock.stats()).total;
+    expect(total).toBeGreaterThanOrEqual(n);
+    expect(total).toBeLessThanOrEqual(n + 1);
+    expect(sentBefore).toBeLessThan(n);
+    console.log(`embedding run: ${sentBefore} of ${n} calls sent before the reload, ${total} requests in all`);
+
+    const jsonl = await downloadText(page, page.getByRole("button", { name: "Download embeddings (JSONL)" }));
+    expect(jsonl.trim().split("\n").length).toBe(n);
+    await page.getByRole("button", { name: "Use the vectors in the Cross-lingual tab" }).click();
+    await expect(page.locator("#xl-embeddings-info")).toHaveText(`${n} responses have an embedding (dimension 8, model mock-embed).`);
+    expect(errors).toEqual([]);
+  } finally {
+    mock.stop();
+  }
 });

@@ -48,6 +48,11 @@ export function createXlingRuns(call, refresh) {
     await refresh(null);
   });
 
+  // The distance between vectors does not apply to an uploaded matrix.
+  $("xl-perm-source").addEventListener("change", () => {
+    $("xl-perm-distance").disabled = $("xl-perm-source").value === "matrix";
+  });
+
   $("xl-distances-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     event.target.value = "";
@@ -59,10 +64,11 @@ export function createXlingRuns(call, refresh) {
         text: `${s.file}: distances between ${plural(s.ids, "response")}; ${s.records_matched} of the loaded records have a row` +
           (s.records_without ? ` (${s.records_without} without one are left out)` : "") + "." }));
       $("xl-perm-source").value = "matrix";
+      $("xl-perm-source").dispatchEvent(new Event("change"));
       $("xl-perm-run").disabled = false;
     } catch (err) {
       showIn(box, el("div", { class: "alert", role: "alert" }, el("p", { text: located(err) }),
-        el("p", { text: "Nothing was loaded from this file." })));
+        el("p", { text: "Nothing was loaded from this file; an earlier matrix, if any, is kept." })));
     }
   });
 }
