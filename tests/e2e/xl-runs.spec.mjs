@@ -211,7 +211,7 @@ test("a precomputed distance matrix runs PERMANOVA; a bad one names its line and
   expect(errors).toEqual([]);
 });
 
-test("an embedding run survives a reload: resumed, nothing embedded twice, every vector kept", async ({ page }) => {
+test("an embedding run survives a reload: resumed without re-sending stored calls, every vector kept", async ({ page }) => {
   test.setTimeout(180_000);
   const errors = watchErrors(page);
   const mock = await startMock(["--latency-ms", "150"]);
