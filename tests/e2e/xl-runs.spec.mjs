@@ -250,3 +250,32 @@ test("an embedding run survives a reload: resumed without re-sending stored call
     mock.stop();
   }
 });
+
+test("the texts to embed also go to the Run tab as a file; a bad file names its line", async ({ page }) => {
+  const errors = watchErrors(page);
+  const n = await simulated(page);
+  const text = await downloadText(page, page.getByRole("button", { name: "Download the texts to embed" }));
+  const items = text.trim().split("\n").map((l) => JSON.parse(l));
+  expect(items.length).toBe(n);
+  expect(items.every((i) => i.id && !/\s/.test(i.id) && i.text)).toBe(true);
+
+  await tab(page, "Run");
+  await expect(page.locator("#panel-run")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
+  await expect(page.locator("#run-source-handed-label")).toBeHidden(); // nothing was handed over
+  await page.locator("#run-t1-provider").selectOption("ollama");
+  await page.locator("#run-t1-models").fill("nomic-embed-text");
+  await page.getByLabel("Texts to embed (an embedding run)").check();
+  await page.getByLabel("Texts per embedding call").fill("4");
+  const file = (name, body) => page.getByLabel("Choose a texts-to-embed file").setInputFiles({ name, mimeType: "application/jsonl", buffer: Buffer.from(body) });
+  await file("texts.jsonl", text);
+  await page.getByRole("button", { name: "Plan" }).click();
+  await expect(page.locator("#run-plan-summary")).toContainText(`${Math.ceil(n / 4)} calls`);
+  await expect(page.locator("#run-estimate")).toContainText("nomic-embed-text");
+
+  const lines = text.trim().split("\n");
+  await file("dup.jsonl", `${lines[0]}\n${lines[0]}\n`);
+  await page.getByRole("button", { name: "Plan" }).click();
+  await expect(page.locator("#run-plan-error")).toContainText("dup.jsonl:2");
+  await expect(page.locator("#run-plan-error")).toContainText("duplicate id");
+  expect(errors).toEqual([]);
+});
