@@ -279,3 +279,31 @@ test("the texts to embed also go to the Run tab as a file; a bad file names its 
   await expect(page.locator("#run-plan-error")).toContainText("duplicate id");
   expect(errors).toEqual([]);
 });
+
+test("the questions run on a provider through the Run tab and come back as the tab's records", async ({ page }) => {
+  test.setTimeout(120_000);
+  const errors = watchErrors(page);
+  const mock = await startMock();
+  try {
+    await open(page);
+    await tab(page, "Cross-lingual");
+    await page.getByLabel(/upload a question set/).setInputFiles(FIXTURE);
+    await expect(page.locator("#xl-set-result")).toContainText("6 questions");
+    for (const box of await page.locator("#xl-languages input").all()) {
+      await box.setChecked(["en", "de"].includes(await box.getAttribute("value")));
+    }
+    const n = 6 * 2 * (await page.locator("#xl-modes input:checked").count());
+    await page.getByRole("button", { name: "Run these cases via the Run tab" }).click();
+    await expect(page.locator("#run-handed-text")).toContainText(`${n} cases`);
+    await runOnMock(page, mock, "mock-a", n);
+    await page.getByRole("button", { name: "Use the records in the Cross-lingual tab" }).click();
+    await expect(page.getByRole("tab", { name: "Cross-lingual" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.locator("#xl-runs-result")).toContainText(`${n} records of the run`);
+    await expect(page.locator("#xl-summary")).toContainText(`${n} of ${n} responses judged`);
+    await expect(page.locator("#xl-model-rates tbody")).toContainText("mock-a");
+    await expect(page.locator("#xl-embeddings-info")).toHaveText("No response embeddings loaded.");
+    expect(errors).toEqual([]);
+  } finally {
+    mock.stop();
+  }
+});

@@ -1,6 +1,7 @@
-// What a run gives back beyond its records: an embedding run's vectors (download as JSONL, or
-// into the Cross-lingual session when that tab asked for them), and an LLM judge run's replies
-// (into the Cross-lingual session as judge verdicts). Shown under the run's progress; the
+// What a run gives back to the tab that handed it over: an embedding run's vectors (download as
+// JSONL, or into the Cross-lingual session when that tab asked for them), an LLM judge run's
+// replies (into the Cross-lingual session as judge verdicts), and a cross-lingual chat run's
+// records (the session's records). Shown under the run's progress; the
 // buttons work on what is stored so far, so a partial run can be used too.
 import { $, busy, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { xlDataChanged } from "../handover.js";
@@ -19,6 +20,15 @@ export function createHandback(runCall, call) {
     if (!b || !b.ids.length) throw new Error(`No vectors of ${model} are stored yet.`);
     const n = await call("xlUseEmbeddingRun", b);
     const message = `${plural(n, "response")} got a vector of ${model} from the Run tab (${b.vectors[0].length} numbers each).`;
+    status.textContent = message;
+    xlDataChanged(message);
+  }
+
+  async function sendRecords() {
+    const text = await runCall("export", "jsonl");
+    if (!text.trim()) throw new Error("No record is answered or failed yet.");
+    const s = await call("xlLoadRecords", "run-records.jsonl", new TextEncoder().encode(text));
+    const message = `${plural(s.used, "record")} of the run are the Cross-lingual tab's records now.`;
     status.textContent = message;
     xlDataChanged(message);
   }
@@ -44,7 +54,8 @@ export function createHandback(runCall, call) {
   }));
 
   function build(p) {
-    const parts = [el("h4", { text: p.kind === "embed" ? "The vectors" : "The judge's verdicts" })];
+    const title = { embed: "The vectors", "crosslingual-judge": "The judge's verdicts", "crosslingual-chat": "The records" };
+    const parts = [el("h4", { text: title[p.kind === "embed" ? "embed" : p.origin] })];
     if (p.kind === "embed") {
       const dl = el("button", { type: "button", id: "run-embeddings-download", text: "Download embeddings (JSONL)" });
       act(dl, async () => download("evenhand-embeddings.jsonl", await runCall("embeddingsJsonl"), "application/x-ndjson"));
@@ -57,9 +68,13 @@ export function createHandback(runCall, call) {
           ? el("div", { class: "row" }, el("label", { for: "run-handback-model", text: "Model whose vectors to use" }), select)
           : null, send);
       }
-    } else {
+    } else if (p.origin === "crosslingual-judge") {
       const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Use the verdicts in the Cross-lingual tab" });
       act(send, sendVerdicts);
+      parts.push(send);
+    } else {
+      const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Use the records in the Cross-lingual tab" });
+      act(send, sendRecords);
       parts.push(send);
     }
     box.replaceChildren(...parts.filter(Boolean), status, error);
@@ -68,7 +83,7 @@ export function createHandback(runCall, call) {
   return {
     /** Called with every progress report of the run worker. */
     update(p) {
-      const wanted = p.kind === "embed" || p.origin === "crosslingual-judge";
+      const wanted = p.kind === "embed" || p.origin === "crosslingual-judge" || p.origin === "crosslingual-chat";
       box.hidden = !wanted;
       const key = `${p.run_id}:${p.kind}:${p.origin}`;
       if (!wanted || key === shown) return;

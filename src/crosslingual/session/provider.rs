@@ -37,7 +37,9 @@ impl Session {
     pub fn embed_texts_jsonl(&self, all: bool) -> Result<String, SessionError> {
         let items = self.embed_items_of(all)?;
         if items.is_empty() {
-            return Err(SessionError::Invalid("every answered response has a vector already".into()));
+            let why =
+                if all { "no response has an answer to embed" } else { "every answered response has a vector already" };
+            return Err(SessionError::Invalid(why.into()));
         }
         let mut out = String::new();
         for item in items {
