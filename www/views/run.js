@@ -13,6 +13,7 @@ import { onRunCases } from "../handover.js";
 export async function createRun(call, analysed) {
   const worker = new Worker(new URL("../run-worker.js", import.meta.url), { type: "module" });
   const runCall = connect(worker);
+  const handback = createHandback(runCall, call);
   worker.addEventListener("message", ({ data }) => {
     if (data.type === "progress") {
       $("run-live").hidden = false;
@@ -23,7 +24,6 @@ export async function createRun(call, analysed) {
     }
   });
 
-  const handback = createHandback(runCall, call);
   const { specs, prices } = await runCall("providers");
   const form = createRunForm(runCall, specs);
   form.fillPrices(prices);
