@@ -575,6 +575,37 @@ impl XlingSession {
         self.0.clear_embeddings();
     }
 
+    /// The texts to embed as JSONL {"id", "text"} (the Run tab's embedding input); `all`: every
+    /// answered response, not only those without a vector.
+    pub fn embed_texts(&self, all: Option<bool>) -> Result<String, JsValue> {
+        self.0.embed_texts_jsonl(all.unwrap_or(false)).map_err(failed)
+    }
+
+    /// `batch` {model, ids, vectors}: an embedding run's vectors in place of any earlier ones,
+    /// the model recorded; all or nothing. Returns how many records got a vector.
+    pub fn use_embedding_run(&mut self, batch: JsValue) -> Result<usize, JsValue> {
+        let b: crate::crosslingual::runs::EmbeddingBatch = from_js("embedding batch", batch)?;
+        self.0.replace_embeddings(&b).map_err(failed)
+    }
+
+    /// The judge's cases as a JSONL cases file for the Run tab.
+    pub fn judge_cases_jsonl(&self) -> Result<String, JsValue> {
+        let cases = self.0.judge_cases().map_err(failed)?;
+        Ok(crate::formats::write(&cases, crate::formats::FileFormat::Jsonl))
+    }
+
+    /// A distance matrix between the loaded records (CSV: corner cell and ids, then one row per
+    /// id); PERMANOVA uses it with `matrix: true`. Returns {file, ids, records_matched,
+    /// records_without}; errors name the line and column.
+    pub fn load_distances(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.load_distances(name, bytes).map_err(failed)?)
+    }
+
+    /// The uploaded distance matrix's summary, or null.
+    pub fn distances(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.distances())
+    }
+
     /// The LLM judge's cases: one pending record per answered response.
     pub fn judge_cases(&self) -> Result<JsValue, JsValue> {
         to_js(&self.0.judge_cases().map_err(failed)?)

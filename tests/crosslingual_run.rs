@@ -275,7 +275,8 @@ fn a_canned_provider_run_feeds_mcnemar_permanova_and_the_judge() {
     }
 
     // PERMANOVA on the run's vectors: Hindi differs, Korean does not.
-    let settings = permanova::Settings { permutations: 199, distance: Distance::Euclidean, seed: 5, modes: vec![] };
+    let settings =
+        permanova::Settings { permutations: 199, distance: Distance::Euclidean, seed: 5, modes: vec![], matrix: false };
     let total = s.permanova_plan(settings).unwrap().total;
     assert_eq!(total, 3 * (1 + 3), "3 pairs, overall and in each of the 3 topics");
     while s.permanova_step(4).unwrap().done < total {}
@@ -364,7 +365,8 @@ fn a_run_against_the_mock_with_faults_reports_every_failure() {
     let info = s.view().unwrap().report.embeddings;
     assert_eq!((info.dimension, info.models), (Some(8), vec!["mock-embed".to_string()]));
 
-    let settings = permanova::Settings { permutations: 99, distance: Distance::Chord, seed: 1, modes: vec![] };
+    let settings =
+        permanova::Settings { permutations: 99, distance: Distance::Chord, seed: 1, modes: vec![], matrix: false };
     let total = s.permanova_plan(settings).unwrap().total;
     while s.permanova_step(8).unwrap().done < total {}
     let section = s.view().unwrap().report.permanova.unwrap();

@@ -171,3 +171,32 @@ fn network_failures_are_retried_and_garbage_is_refused() {
     let advice = web::network_failure_advice("ollama", None, "https://example.github.io").unwrap();
     assert!(advice.contains("OLLAMA_ORIGINS"), "{advice}");
 }
+
+#[wasm_bindgen_test]
+fn an_embedding_run_returns_vectors_in_text_order_and_refuses_bad_texts() {
+    let spec = json!({"run_id": "e", "targets": [{"provider": "openai", "models": ["text-embedding-3-small"]}]});
+    let texts =
+        b"{\"id\":\"r1\",\"text\":\"one\"}\n{\"id\":\"r2\",\"text\":\"two\"}\n{\"id\":\"r3\",\"text\":\"three\"}\n";
+    let mut s = RunSession::embed(js(&spec), "texts.jsonl", texts, 2).unwrap();
+    assert_eq!(s.calls(), 2, "3 texts, 2 per call");
+    let sent = rs(s.next(0.0).unwrap());
+    let first = &sent.as_array().unwrap()[0];
+    assert_eq!(first["url"], "https://api.openai.com/v1/embeddings");
+    let body: Value = serde_json::from_str(first["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body["input"], json!(["one", "two"]));
+    let reply = json!({"object": "list", "model": "text-embedding-3-small", "usage": {"prompt_tokens": 2, "total_tokens": 2},
+        "data": [{"object": "embedding", "index": 1, "embedding": [0.0, 1.0]},
+                 {"object": "embedding", "index": 0, "embedding": [1.0, 0.0]}]});
+    let done = complete(&mut s, first, response(200, &[], &reply.to_string()), 10.0);
+    assert_eq!(done["kind"], "answered");
+    assert_eq!(done["record"]["prompt"], "r1 r2", "the record lists its ids in input order");
+    let vectors: Vec<Vec<f64>> = serde_json::from_value(done["embeddings"].clone()).unwrap();
+    assert_eq!(vectors, [[1.0, 0.0], [0.0, 1.0]], "vectors by index, not by position in the body");
+
+    let dup = b"{\"id\":\"r1\",\"text\":\"one\"}\n{\"id\":\"r1\",\"text\":\"two\"}\n";
+    let e = RunSession::embed(js(&spec), "texts.jsonl", dup, 2).err().unwrap();
+    let message = rs(e)["message"].as_str().unwrap().to_string();
+    assert!(message.contains("texts.jsonl:2") && message.contains("duplicate id"), "{message}");
+    let chat_only = json!({"run_id": "e", "targets": [{"provider": "anthropic", "models": ["claude"]}]});
+    assert!(RunSession::embed(js(&chat_only), "texts.jsonl", texts, 2).is_err(), "Anthropic makes no embeddings");
+}

@@ -2,7 +2,8 @@
 // answer. Two object stores:
 //   runs     {run_id, spec (never a key), cases: {name, bytes, as_records}, total, keyed (target
 //            ids that had a key, so resume knows to ask), created, state}
-//   records  {record_id, run_id, status, record}, with an index "run" on run_id.
+//   records  {record_id, run_id, status, record, vectors?}, with an index "run" on run_id; an
+//            embedding call's record keeps its vectors beside it (one per id in its prompt).
 // Each record is written in its own small transaction the moment it arrives; an answered
 // record is never replaced by an error (the error is kept beside it instead).
 
@@ -56,8 +57,8 @@ export async function getRun(runId) {
   return result(db.transaction("runs").objectStore("runs").get(runId));
 }
 
-/** Writes one record; resolves when it is committed. */
-export function putRecord(db, record) {
+/** Writes one record (with an embedding call's vectors); resolves when it is committed. */
+export function putRecord(db, record, vectors = null) {
   // "strict": complete means on disk, so even a crash of the machine keeps a paid answer
   // (measured: no slower than "relaxed" at the rates a tab reaches).
   const tx = db.transaction("records", "readwrite", { durability: "strict" });
@@ -68,7 +69,9 @@ export function putRecord(db, record) {
     if (old && ANSWERED.has(old.status) && !ANSWERED.has(record.status)) {
       store.put({ ...old, record: { ...old.record, error: record.error } });
     } else {
-      store.put({ record_id: record.record_id, run_id: record.run_id, status: record.status, record });
+      const row = { record_id: record.record_id, run_id: record.run_id, status: record.status, record };
+      if (vectors) row.vectors = vectors;
+      store.put(row);
     }
   };
   return done(tx);
@@ -78,6 +81,13 @@ export async function runRecords(runId) {
   const db = await openStore();
   const rows = await result(db.transaction("records").objectStore("records").index("run").getAll(runId));
   return rows.map((r) => r.record);
+}
+
+/** The answered embedding calls of a run: [{record, vectors}]. */
+export async function runVectors(runId) {
+  const db = await openStore();
+  const rows = await result(db.transaction("records").objectStore("records").index("run").getAll(runId));
+  return rows.filter((r) => Array.isArray(r.vectors)).map((r) => ({ record: r.record, vectors: r.vectors }));
 }
 
 /** Runs not finished, newest first, each with how many of its calls are answered and failed. */

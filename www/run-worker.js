@@ -8,7 +8,7 @@
 // Keys arrive by postMessage and live only in the session's memory: nothing here logs a
 // dispatch, stores a request, or puts a key into an error.
 import init, { RunSession, provider_specs, builtin_prices, models_request, parse_model_list, network_failure_advice } from "./pkg/evenhand.js";
-import { openStore, putRecord, saveRun, setRunState, getRun, runRecords, unfinishedRuns, deleteRun } from "./run-store.js";
+import { openStore, putRecord, saveRun, setRunState, getRun, runRecords, runVectors, unfinishedRuns, deleteRun } from "./run-store.js";
 
 const ready = init().catch((error) => {
   throw new Error(`the run engine (wasm) could not be loaded: ${error.message ?? error}`);
@@ -85,7 +85,7 @@ function completeCall(r, d, response, latency) {
   trackNetwork(r, d.target, response);
   if (done.kind === "answered" || done.kind === "failed") {
     r.cost.calls += 1;
-    store(r, done.record);
+    store(r, done.record, done.embeddings ?? null);
     r.cost.store += performance.now() - t1;
   }
   pump(r);
@@ -108,10 +108,10 @@ function trackNetwork(r, target, response) {
   }
 }
 
-function store(r, record) {
+function store(r, record, vectors) {
   const t0 = performance.now();
   r.storing += 1;
-  putRecord(r.db, record).then(
+  putRecord(r.db, record, vectors).then(
     () => {
       r.cost.commit += performance.now() - t0;
       r.cost.committed += 1;
@@ -145,6 +145,9 @@ function progress() {
   for (const t of p.targets) t.advice = r.advice.get(t.target) ?? "";
   const calls = Math.max(1, r.cost.calls);
   p.run_id = r.meta.run_id;
+  p.kind = r.meta.cases.kind ?? "chat";
+  p.origin = r.meta.cases.origin ?? null;
+  p.models = [...new Set(r.meta.spec.targets.flatMap((t) => t.models))];
   p.store_error = r.storeError;
   p.overhead = {
     calls: r.cost.calls,
@@ -187,6 +190,31 @@ async function begin(r, keys) {
   postProgress();
 }
 
+/** A session for stored or new cases: {name, bytes, as_records} or, for an embedding run,
+ *  {kind: "embed", name, bytes, batch} (JSONL texts). `origin` says which tab handed them over. */
+function sessionFor(spec, cases) {
+  if (cases.kind === "embed") return RunSession.embed(spec, cases.name, bytes(cases.bytes), cases.batch ?? 64);
+  return new RunSession(spec, cases.name, bytes(cases.bytes), Boolean(cases.as_records));
+}
+
+/** The vectors the current run stored, per model: [{model, ids, vectors}], ids in text order. */
+async function vectorsByModel() {
+  if (!run) throw new Error("no run yet");
+  const byModel = new Map();
+  for (const { record, vectors } of await runVectors(run.meta.run_id)) {
+    const b = byModel.get(record.model) ?? { model: record.model, ids: [], vectors: [] };
+    const ids = record.prompt.split(" ").filter(Boolean);
+    ids.forEach((id, i) => {
+      if (vectors[i]) {
+        b.ids.push(id);
+        b.vectors.push(vectors[i]);
+      }
+    });
+    byModel.set(record.model, b);
+  }
+  return [...byModel.values()];
+}
+
 function planned(session) {
   return { estimate: session.estimate(), spec: session.spec(), calls: session.calls() };
 }
@@ -202,7 +230,7 @@ const ops = {
         throw new Error("A run is in progress: cancel it (its records stay stored) or let it finish before planning another.");
       }
     }
-    const session = new RunSession(spec, cases.name, bytes(cases.bytes), Boolean(cases.as_records));
+    const session = sessionFor(spec, cases);
     const out = planned(session);
     clearInterval(ticker);
     run = newRun(session, { run_id: out.spec.run_id, spec: out.spec, cases, state: "planned" });
@@ -223,7 +251,7 @@ const ops = {
   resumeStored: async (runId, keys) => {
     const stored = await getRun(runId);
     if (!stored) throw new Error(`no stored run ${runId}`);
-    const session = new RunSession(stored.spec, stored.cases.name, bytes(stored.cases.bytes), Boolean(stored.cases.as_records));
+    const session = sessionFor(stored.spec, stored.cases);
     const records = await runRecords(runId);
     const restored = session.restore(records);
     clearInterval(ticker);
@@ -282,6 +310,11 @@ const ops = {
     if (!run) throw new Error("no run yet");
     return run.session.export(format);
   },
+  /** An embedding run's vectors so far, per model, from the store (so a resumed run has them all). */
+  vectors: () => vectorsByModel(),
+  /** The same as JSONL, one {"id", "embedding", "model"} per line (as `evenhand run --embed` writes). */
+  embeddingsJsonl: async () => (await vectorsByModel())
+    .flatMap((b) => b.ids.map((id, i) => JSON.stringify({ id, embedding: b.vectors[i], model: b.model }) + "\n")).join(""),
 
   /** The provider's model names, fetched with the user's key (sent only to that provider). */
   listModels: async (kind, baseUrl, key) => {

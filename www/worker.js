@@ -86,7 +86,7 @@ const ops = {
   xlLoadEmbeddings: (name, data) => xling().load_embeddings(name, bytes(data)),
   xlSetSettings: (settings) => xling().set_settings(settings),
   xlSettings: () => xling().settings(),
-  xlView: () => xling().view(),
+  xlView: () => ({ ...xling().view(), distances: xling().distances() ?? null }),
   xlExport: (format) => xling().export(format),
   xlPermPlan: (settings) => xling().permanova_plan(settings),
   xlPermStep: (tests) => xling().permanova_step(tests),
@@ -98,6 +98,12 @@ const ops = {
   xlClearEmbeddings: () => xling().clear_embeddings(),
   xlJudgeCases: () => xling().judge_cases(),
   xlLoadJudge: (name, data) => xling().load_judge(name, bytes(data)),
+  // The Run tab's inputs (JSONL) and what comes back: an embedding run's vectors replace the
+  // earlier ones; a judge run's records become verdicts (xlLoadJudge).
+  xlEmbedTexts: (all) => xling().embed_texts(Boolean(all)),
+  xlUseEmbeddingRun: (batch) => xling().use_embedding_run(batch),
+  xlJudgeJsonl: () => xling().judge_cases_jsonl(),
+  xlLoadDistances: (name, data) => xling().load_distances(name, bytes(data)),
   // Provider cases as a JSONL file for the Run tab.
   xlCasesJsonl: (request) => records_to_jsonl(JSON.stringify(xling().run_cases(request))),
   // The divergence session writes record-table JSON already; one row per line is JSONL.

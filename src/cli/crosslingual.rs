@@ -237,7 +237,8 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
                 a.distance
             ))
         })?;
-        let settings = permanova::Settings { permutations, distance, seed: a.seed, modes: a.modes.clone() };
+        let settings =
+            permanova::Settings { permutations, distance, seed: a.seed, modes: a.modes.clone(), matrix: false };
         let total = s.permanova_plan(settings)?.total;
         while s.permanova_step(8)?.done < total {}
     }

@@ -69,21 +69,7 @@ fn load_embed_plan(scenario: &Path, texts: &Path, batch: usize) -> Result<Plan, 
     let text = String::from_utf8(read(scenario)?).map_err(|e| Failure(format!("{spec_name}: not UTF-8: {e}")))?;
     let spec = RunSpec::from_json(&text).map_err(|e| Failure(format!("{spec_name}: {e}")))?;
     let name = texts.display().to_string();
-    let body = String::from_utf8(read(texts)?).map_err(|e| Failure(format!("{name}: not UTF-8: {e}")))?;
-    #[derive(serde::Deserialize)]
-    struct Item {
-        id: String,
-        text: String,
-    }
-    let mut items = vec![];
-    for (n, line) in body.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let item: Item = serde_json::from_str(line)
-            .map_err(|e| Failure(format!("{name}:{}: expected {{\"id\": \"...\", \"text\": \"...\"}}: {e}", n + 1)))?;
-        if item.id.contains(char::is_whitespace) {
-            return Err(Failure(format!("{name}:{}: id {:?}: expected no spaces", n + 1, item.id)));
-        }
-        items.push((item.id, item.text));
-    }
+    let items = evenhand::run::embed_texts::read(&name, &read(texts)?).map_err(|p| Failure(p.to_string()))?;
     Plan::embed(spec, &items, batch).map_err(|e| Failure(format!("{spec_name}: {e}")))
 }
 

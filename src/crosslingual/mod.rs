@@ -8,12 +8,14 @@
 //! BH over the stated family) -> [`review`] (a seeded sample to check the detector by eye) and
 //! [`chart`]. [`session`] holds one open analysis for the page. [`embeddings`] reads uploaded
 //! response embeddings; [`permanova`] tests whether they differ by language (PERMANOVA and
-//! PERMDISP per language pair and topic, over [`analysis::embedding_groups`]). [`runs`] plans
+//! PERMDISP per language pair and topic, over [`analysis::embedding_groups`]), or on an
+//! uploaded matrix ([`distances`]). [`runs`] plans
 //! the calls of a provider run (chat, embeddings, LLM judge) and takes their records back.
 
 pub mod analysis;
 pub mod chart;
 pub mod detect;
+pub mod distances;
 pub mod embeddings;
 pub mod lexicon;
 pub mod msqad;

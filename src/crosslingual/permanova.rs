@@ -37,11 +37,14 @@ pub struct Settings {
     pub seed: u64,
     /// Prompt modes whose responses are compared; empty means all.
     pub modes: Vec<String>,
+    /// Use the uploaded distance matrix ([`super::distances`]) instead of the embeddings
+    /// (`distance` is then not used).
+    pub matrix: bool,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { permutations: 999, distance: Distance::Chord, seed: 0, modes: vec![] }
+        Settings { permutations: 999, distance: Distance::Chord, seed: 0, modes: vec![], matrix: false }
     }
 }
 
@@ -69,6 +72,8 @@ pub struct Row {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Section {
     pub settings: Settings,
+    /// Where the distances came from: the embeddings and the distance, or the uploaded file.
+    pub source: String,
     pub family: String,
     pub rows: Vec<Row>,
     /// Tests not significant at `alpha` after Holm, over the tests that ran: the paper's
@@ -84,10 +89,16 @@ pub struct Section {
 /// The family of tests for these records: every language pair with embeddings, overall and per
 /// topic.
 pub fn plan(d: &Dataset, s: &Settings) -> Vec<Test> {
+    plan_over(d, s, |i| d.embeddings[i].is_some())
+}
+
+/// The family over the records `has` admits (those with a vector, or with a row in an uploaded
+/// distance matrix).
+pub fn plan_over(d: &Dataset, s: &Settings, has: impl Fn(usize) -> bool) -> Vec<Test> {
     let mut languages = BTreeSet::new();
     let mut topics = BTreeSet::new();
-    for (r, e) in d.records.iter().zip(&d.embeddings) {
-        if e.is_some() && (s.modes.is_empty() || s.modes.contains(&r.template_id)) {
+    for (i, r) in d.records.iter().enumerate() {
+        if has(i) && (s.modes.is_empty() || s.modes.contains(&r.template_id)) {
             languages.insert(r.language.clone());
             topics.insert(r.concern.clone());
         }
@@ -132,11 +143,7 @@ pub fn run(d: &Dataset, t: &Test, s: &Settings) -> Row {
     let rows: Vec<&[f64]> = ga.iter().chain(&gb).copied().collect();
     let labels: Vec<&str> =
         ga.iter().map(|_| t.language_a.as_str()).chain(gb.iter().map(|_| t.language_b.as_str())).collect();
-    let topic = t.topic.as_deref().unwrap_or("");
-    // 53 bits, so the seed written in each result survives JSON readers that hold numbers as
-    // doubles (JavaScript), and one test can be rerun from its printed seed.
-    let parts: [&[u8]; 4] = [&s.seed.to_le_bytes(), t.language_a.as_bytes(), t.language_b.as_bytes(), topic.as_bytes()];
-    let seed = stable_hash(&parts) >> 11;
+    let seed = test_seed(t, s);
     let outcome = Vectors::from_rows(&rows).and_then(|v| {
         permanova(Input::Vectors(&v, s.distance), &labels, Options { permutations: s.permutations, seed })
     });
@@ -145,6 +152,15 @@ pub fn run(d: &Dataset, t: &Test, s: &Settings) -> Row {
         Err(e) => row.skipped = Some(e.to_string()),
     }
     row
+}
+
+/// The seed of one test's permutations (see the module docs).
+pub fn test_seed(t: &Test, s: &Settings) -> u64 {
+    let topic = t.topic.as_deref().unwrap_or("");
+    // 53 bits, so the seed written in each result survives JSON readers that hold numbers as
+    // doubles (JavaScript), and one test can be rerun from its printed seed.
+    let parts: [&[u8]; 4] = [&s.seed.to_le_bytes(), t.language_a.as_bytes(), t.language_b.as_bytes(), topic.as_bytes()];
+    stable_hash(&parts) >> 11
 }
 
 /// Holm and BH over the tests that ran, and the acceptance ratios.
@@ -171,6 +187,7 @@ pub fn finish(mut rows: Vec<Row>, s: &Settings, alpha: f64) -> Section {
     });
     Section {
         note,
+        source: format!("response embeddings, {} distance", s.distance.name()),
         settings: s.clone(),
         family: format!(
             "{} tests that ran ({} language pairs x (overall + each topic), {} skipped); Holm and BH over all of them",

@@ -68,13 +68,14 @@ fn has_answer(r: &Record) -> bool {
         && !r.response.trim().is_empty()
 }
 
-/// The responses that have no vector yet, once per key. A key with whitespace in it cannot be
-/// listed in a batch record's prompt, so it is an error naming the key.
-pub fn embed_items(d: &Dataset) -> Result<Vec<EmbedItem>, String> {
+/// The responses that have no vector yet (with `all`, every response: to embed them all again
+/// with one model), once per key. A key with whitespace in it cannot be listed in a batch
+/// record's prompt, so it is an error naming the key.
+pub fn embed_items(d: &Dataset, all: bool) -> Result<Vec<EmbedItem>, String> {
     let mut seen = HashSet::new();
     let mut out = vec![];
     for (r, e) in d.records.iter().zip(&d.embeddings) {
-        if e.is_some() || !has_answer(r) || !seen.insert(embedding_key(r)) {
+        if (e.is_some() && !all) || !has_answer(r) || !seen.insert(embedding_key(r)) {
             continue;
         }
         if embedding_key(r).is_empty() || embedding_key(r).contains(char::is_whitespace) {
@@ -275,7 +276,7 @@ mod tests {
     #[test]
     fn embeddings_go_out_by_key_and_come_back_all_or_nothing() {
         let mut d = data();
-        let items = embed_items(&d).unwrap();
+        let items = embed_items(&d, false).unwrap();
         assert_eq!(items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         let batch = |model: &str, ids: &[&str], vectors: Vec<Vec<f64>>| EmbeddingBatch {
             model: model.into(),
@@ -290,7 +291,8 @@ mod tests {
         assert!(d.embeddings.iter().all(Option::is_none), "a refused batch attaches nothing");
         assert_eq!(attach_batch(&mut d, &batch("m", &["a"], vec![vec![1.0, 2.0]])).unwrap(), 1);
         assert_eq!(d.records[0].extra[EMBEDDING_MODEL_COLUMN], "m");
-        assert_eq!(embed_items(&d).unwrap().len(), 1, "only what has no vector yet");
+        assert_eq!(embed_items(&d, false).unwrap().len(), 1, "only what has no vector yet");
+        assert_eq!(embed_items(&d, true).unwrap().len(), 2, "or every response");
         let e = attach_batch(&mut d, &batch("other", &["b"], vec![vec![1.0, 2.0]])).unwrap_err();
         assert!(e.contains("from m") && e.contains("other"), "{e}");
         assert!(attach_batch(&mut d, &batch("m", &["b"], vec![vec![1.0]])).unwrap_err().contains("expected 2"));

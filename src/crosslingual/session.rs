@@ -11,6 +11,8 @@ use super::plan::{self, Case};
 use super::questions::{self, QuestionSet};
 use super::runs;
 
+mod matrix;
+mod permanova;
 mod provider;
 use super::simulate::{self, Behaviour};
 use crate::formats::{self, FileFormat, Problem};
@@ -93,6 +95,8 @@ pub enum SessionError {
     File(String),
     #[error("{0}")]
     Embeddings(Problem),
+    #[error("{0}")]
+    Distances(Problem),
     #[error("load or choose a question set first")]
     NoQuestions,
     #[error("plan a run first")]
@@ -126,6 +130,8 @@ pub struct Session {
     /// Both are dropped whenever the data change.
     perm_run: Option<PermRun>,
     permanova: Option<Section>,
+    /// An uploaded distance matrix between the records (dropped when the records change).
+    distances: Option<super::distances::Distances>,
 }
 
 struct PermRun {
@@ -144,6 +150,7 @@ impl Default for Session {
             settings: Settings::default(),
             perm_run: None,
             permanova: None,
+            distances: None,
         }
     }
 }
@@ -278,50 +285,9 @@ impl Session {
 
     fn set_data(&mut self, data: Dataset) {
         self.data = data;
+        self.distances = None;
         self.perm_run = None;
         self.permanova = None;
-    }
-
-    /// Plans the PERMANOVA family (every language pair, overall and per topic) on the
-    /// embeddings; the modes default to the analysis settings' modes.
-    pub fn permanova_plan(&mut self, mut s: perm::Settings) -> Result<Progress, SessionError> {
-        if self.data.records.is_empty() {
-            return Err(SessionError::NoData);
-        }
-        if !(1..=100_000).contains(&s.permutations) {
-            return Err(SessionError::Invalid(format!("permutations: expected 1 to 100000, found {}", s.permutations)));
-        }
-        if s.modes.is_empty() {
-            s.modes = self.settings.modes.clone();
-        }
-        let tests = perm::plan(&self.data, &s);
-        if tests.is_empty() {
-            return Err(SessionError::Invalid(
-                "no two languages have response embeddings: run the simulated model or upload embeddings".into(),
-            ));
-        }
-        let total = tests.len();
-        self.perm_run = Some(PermRun { settings: s, tests, rows: vec![] });
-        Ok(Progress { done: 0, total })
-    }
-
-    /// Runs up to `tests` more tests of the planned family; the last one applies the corrections.
-    pub fn permanova_step(&mut self, tests: usize) -> Result<Progress, SessionError> {
-        let run = self.perm_run.as_mut().ok_or(SessionError::NoRun)?;
-        let end = (run.rows.len() + tests.max(1)).min(run.tests.len());
-        for t in &run.tests[run.rows.len()..end] {
-            run.rows.push(perm::run(&self.data, t, &run.settings));
-        }
-        let progress = Progress { done: end, total: run.tests.len() };
-        if end == run.tests.len() {
-            let run = self.perm_run.take().ok_or(SessionError::NoRun)?;
-            self.permanova = Some(perm::finish(run.rows, &run.settings, self.settings.alpha));
-        }
-        Ok(progress)
-    }
-
-    pub fn permanova_cancel(&mut self) {
-        self.perm_run = None;
     }
 
     pub fn set_settings(&mut self, s: Settings) -> Result<(), SessionError> {

@@ -2,7 +2,8 @@
 //!
 //! The pieces, in the order a run uses them:
 //! - [`spec`]: what the user asked for (targets, models, samples, parameters, limits);
-//! - [`cases`]: the prompts, read from a cases file or handed over by a method;
+//! - [`cases`]: the prompts, read from a cases file or handed over by a method, and
+//!   [`embed_texts`], the texts of an embedding run;
 //! - [`plan`]: cases x models x samples as calls, with an estimate of tokens and cost
 //!   ([`price`]) shown before anything is sent;
 //! - [`engine`]: the queue. It decides what to send next (per-target concurrency and rate
@@ -21,6 +22,7 @@ pub mod backoff;
 pub mod batch;
 pub mod batch_plan;
 pub mod cases;
+pub mod embed_texts;
 pub mod engine;
 pub mod journal;
 pub mod limits;

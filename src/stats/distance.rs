@@ -156,6 +156,19 @@ impl DistanceMatrix {
     pub fn condensed(&self) -> &[f64] {
         &self.d
     }
+    /// The matrix between the points `idx` (in that order), without a full square copy.
+    pub fn subset(&self, idx: &[usize]) -> Result<DistanceMatrix> {
+        check_size(idx.len())?;
+        if let Some(&i) = idx.iter().find(|&&i| i >= self.n) {
+            return Err(MultivariateError::OutOfRange { index: i, n: self.n });
+        }
+        let mut d = Vec::with_capacity(idx.len() * (idx.len() - 1) / 2);
+        for (k, &i) in idx.iter().enumerate() {
+            d.extend(idx[k + 1..].iter().map(|&j| self.get(i, j)));
+        }
+        Ok(DistanceMatrix { n: idx.len(), d })
+    }
+
     /// d(i, j) for any i, j.
     pub fn get(&self, i: usize, j: usize) -> f64 {
         match i.cmp(&j) {
@@ -203,6 +216,16 @@ pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_subset_keeps_the_distances_of_its_points_in_its_order() {
+        let rows = [[0.0, 1.0, 2.0, 3.0], [1.0, 0.0, 4.0, 5.0], [2.0, 4.0, 0.0, 6.0], [3.0, 5.0, 6.0, 0.0]];
+        let m = DistanceMatrix::from_square(&rows).unwrap();
+        let s = m.subset(&[3, 1, 2]).unwrap();
+        assert_eq!(s.condensed(), &[5.0, 6.0, 4.0]);
+        assert_eq!((s.len(), s.get(2, 0)), (3, 6.0));
+        assert!(m.subset(&[0]).is_err() && m.subset(&[0, 4]).is_err());
+    }
 
     #[test]
     fn matrix_validation_names_row_and_column() {

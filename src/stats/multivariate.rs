@@ -51,6 +51,8 @@ pub enum MultivariateError {
         "{n} points are too many for a distance matrix (at most {max}); use euclidean or chord distance on the vectors"
     )]
     MatrixTooLarge { n: usize, max: usize },
+    #[error("point {index} is not in the distance matrix of {n} points")]
+    OutOfRange { index: usize, n: usize },
     #[error("all distances are zero, so there is no variation to partition")]
     NoVariation,
     #[error("the job has run {done} of {total} permutations; advance it to the end first")]

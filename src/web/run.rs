@@ -107,6 +107,20 @@ fn response_from_js(value: &JsValue) -> Result<Result<RawResponse, TransportErro
     Ok(Ok(RawResponse { status: status as u16, headers: headers_from_js(field(value, "headers")), body }))
 }
 
+/// The spec, its ids filled in, checked with its price table, and the input's size.
+fn checked_spec(spec: JsValue, name: &str, bytes: &[u8]) -> Result<RunSpec, JsValue> {
+    let mut spec: RunSpec = from_js("run spec", spec)?;
+    spec.fill_ids();
+    spec.validate().map_err(failed)?;
+    if let Some(p) = &spec.prices {
+        p.check().map_err(|m| fail("input", &m, &()))?;
+    }
+    if bytes.len() > MAX_BYTES {
+        return Err(fail("input", &format!("{name}: larger than 256 MB"), &()));
+    }
+    Ok(spec)
+}
+
 fn export_format(format: &str) -> Result<FileFormat, JsValue> {
     match format {
         "csv" => Ok(FileFormat::Csv),
@@ -123,15 +137,7 @@ impl RunSession {
     /// records with a prompt become the cases (the Results tab's workspace).
     #[wasm_bindgen(constructor)]
     pub fn new(spec: JsValue, name: &str, bytes: &[u8], as_records: bool) -> Result<RunSession, JsValue> {
-        let mut spec: RunSpec = from_js("run spec", spec)?;
-        spec.fill_ids();
-        spec.validate().map_err(failed)?;
-        if let Some(p) = &spec.prices {
-            p.check().map_err(|m| fail("input", &m, &()))?;
-        }
-        if bytes.len() > MAX_BYTES {
-            return Err(fail("input", &format!("{name}: larger than 256 MB"), &()));
-        }
+        let spec = checked_spec(spec, name, bytes)?;
         let cases = if as_records {
             let loaded = formats::load(name, bytes, None).map_err(failed)?;
             cases::from_records(&loaded.records)
@@ -147,6 +153,16 @@ impl RunSession {
             })?
         };
         let plan = Plan::chat(spec, &cases).map_err(failed)?;
+        Ok(RunSession { engine: Engine::new(plan, &HashMap::new()) })
+    }
+
+    /// An embedding run of `spec` over the texts in `bytes` (JSONL, one {"id", "text"} per line;
+    /// see `run::embed_texts`), `batch` texts per call. Each answer's vectors come back with
+    /// `complete` (field `embeddings`, in the order of the ids its record lists in `prompt`).
+    pub fn embed(spec: JsValue, name: &str, bytes: &[u8], batch: u32) -> Result<RunSession, JsValue> {
+        let spec = checked_spec(spec, name, bytes)?;
+        let texts = crate::run::embed_texts::read(name, bytes).map_err(|p| fail("cases", &p.to_string(), &p))?;
+        let plan = Plan::embed(spec, &texts, batch as usize).map_err(failed)?;
         Ok(RunSession { engine: Engine::new(plan, &HashMap::new()) })
     }
 

@@ -26,6 +26,7 @@ macro_rules! all_facade_tests {
             permanova_refuses_bad_input_without_trapping,
             crosslingual_session_refuses_garbage_and_runs,
             crosslingual_provider_run_contract,
+            crosslingual_page_runs_and_distances,
         );
     };
 }
@@ -482,4 +483,56 @@ pub fn crosslingual_provider_run_contract() {
     let summary = x.load_judge("judge.jsonl", reply.as_bytes()).unwrap();
     assert_eq!(Reflect::get(&summary, &"verdicts".into()).unwrap().as_f64(), Some(1.0));
     assert!(x.load_judge("judge.jsonl", b"\xff").is_err());
+}
+
+/// The Cross-lingual tab's runs through the Run tab and its uploaded distance matrix: texts out
+/// as JSONL, a run's vectors in place of the old ones, judge cases as JSONL, and a matrix whose
+/// errors carry their line and column.
+pub fn crosslingual_page_runs_and_distances() {
+    let mut x = XlingSession::new();
+    assert!(x.embed_texts(Some(true)).is_err() && x.judge_cases_jsonl().is_err(), "no records yet");
+    assert!(x.load_distances("d.csv", b",a\na,0\n").is_err());
+    let records = concat!(
+        r#"{"record_id":"r1","method":"crosslingual","question_id":"q1","language":"en","prompt":"P","response":"Sure.","status":"ok"}"#,
+        "\n",
+        r#"{"record_id":"r2","method":"crosslingual","question_id":"q1","language":"hi","prompt":"P","response":"Yes.","status":"ok"}"#,
+        "\n",
+        r#"{"record_id":"r3","method":"crosslingual","question_id":"q2","language":"en","prompt":"P","response":"No.","status":"ok"}"#,
+        "\n"
+    );
+    x.load_records("run.jsonl", records.as_bytes()).unwrap();
+    let texts = x.embed_texts(None).unwrap();
+    assert_eq!(texts.lines().count(), 3);
+    assert!(texts.starts_with(r#"{"id":"r1","text":"Sure."}"#), "{texts}");
+    assert_eq!(x.judge_cases_jsonl().unwrap().lines().count(), 3);
+    for g in garbage() {
+        assert!(x.use_embedding_run(g.clone()).is_err(), "use_embedding_run accepted {g:?}");
+    }
+    let batch = |model: &str, ids: &[&str]| {
+        let b = Object::new();
+        Reflect::set(&b, &"model".into(), &model.into()).unwrap();
+        let list: Array = ids.iter().map(|&i| JsValue::from_str(i)).collect();
+        Reflect::set(&b, &"ids".into(), &list).unwrap();
+        let vectors: Array =
+            ids.iter().enumerate().map(|(k, _)| JsValue::from(Array::of2(&(k as f64).into(), &1.0.into()))).collect();
+        Reflect::set(&b, &"vectors".into(), &vectors).unwrap();
+        JsValue::from(b)
+    };
+    assert_eq!(x.use_embedding_run(batch("a", &["r1", "r2"])).unwrap(), 2);
+    // Another model's run replaces the vectors instead of being refused.
+    assert_eq!(x.use_embedding_run(batch("b", &["r1", "r2", "r3"])).unwrap(), 3);
+    let report = Reflect::get(&x.view().unwrap(), &"report".into()).unwrap();
+    let info = Reflect::get(&report, &"embeddings".into()).unwrap();
+    assert_eq!(Reflect::get(&info, &"with_embedding".into()).unwrap().as_f64(), Some(3.0));
+    assert!(x.use_embedding_run(batch("c", &["nobody"])).is_err());
+
+    assert!(x.distances().unwrap().is_null());
+    let e = x.load_distances("d.csv", b",r1,r2\nr1,0,1\nr2,2,0\n").unwrap_err();
+    let problem = Reflect::get(&Reflect::get(&e, &"detail".into()).unwrap(), &"detail".into()).unwrap();
+    assert_eq!(Reflect::get(&problem, &"line".into()).unwrap().as_f64(), Some(2.0));
+    assert_eq!(Reflect::get(&problem, &"column".into()).unwrap().as_f64(), Some(3.0));
+    assert!(message(&e).contains("symmetric"));
+    let s = x.load_distances("d.csv", b",r1,r2,r3\nr1,0,1,2\nr2,1,0,1\nr3,2,1,0\n").unwrap();
+    assert_eq!(Reflect::get(&s, &"records_matched".into()).unwrap().as_f64(), Some(3.0));
+    assert!(!x.distances().unwrap().is_null());
 }

@@ -16,7 +16,8 @@ test can prove that no case was requested twice.
 Error modes are picked by the model name, so no extra header is needed (extra headers would change
 the CORS preflight we want to test): a model starting with mock-401, mock-403, mock-404, mock-429
 (Retry-After: 1), mock-500, mock-503, mock-timeout (answers only after --timeout-s), mock-drop
-(closes the connection without a response), mock-truncated (a body cut in half), mock-empty (empty
+(closes the connection without a response), mock-judge (a refusal judge: REFUSAL or ANSWER, see
+judge_word), mock-truncated (a body cut in half), mock-empty (empty
 text), mock-refusal (a refusal in the format's own way) or mock-filtered (a content filter).
 Where an API has no such thing the mock answers as that API would:
   refusal   OpenAI message.refusal; Anthropic stop_reason "refusal" with no content; Gemini a
@@ -266,9 +267,21 @@ def prompt_of(family, kind, body):
     return (system + "\n" if isinstance(system, str) else "") + str(content)
 
 
+JUDGE_MARKERS = ("sorry", "can't", "cannot", "decline", "unable")
+
+
+def judge_word(prompt):
+    """A refusal judge (models starting with mock-judge): REFUSAL when the reply between
+    <reply> tags holds an English refusal marker, else ANSWER. Crude on purpose: it only has
+    to be deterministic, and disagree with a real detector now and then."""
+    m = re.search(r"<reply>(.*)</reply>", prompt, re.S)
+    reply = (m.group(1) if m else prompt).lower()
+    return "REFUSAL" if any(k in reply for k in JUDGE_MARKERS) else "ANSWER"
+
+
 def chat_answer(family, model, prompt, body, mode):
     h = digest("answer", model, prompt)
-    letter = LETTERS[int(h[:4], 16) % 3]
+    letter = judge_word(prompt) if model.startswith("mock-judge") else LETTERS[int(h[:4], 16) % 3]
     text = "" if mode in ("empty", "filtered") else letter
     tokens_in = max(1, len(prompt.split()))
     lp = -round((int(h[4:8], 16) % 1000) / 2000.0, 4)  # chosen-token logprob in (-0.5, 0]

@@ -166,7 +166,7 @@ export function createXlingDashboard() {
       ? `${e.with_embedding} responses have an embedding (dimension ${e.dimension}` +
         `${e.models?.length ? `, model ${e.models.join(", ")}` : ""}).`
       : "No response embeddings loaded.";
-    $("xl-perm-run").disabled = !e.with_embedding;
+    $("xl-perm-run").disabled = !e.with_embedding && !view.distances;
     renderPermanova(report.permanova);
     if (view.projection_svg) setSvg($("xl-pca-chart"), view.projection_svg, "2-D PCA of the response embeddings, coloured by language");
     else $("xl-pca-chart").hidden = true;
@@ -175,7 +175,7 @@ export function createXlingDashboard() {
   function renderPermanova(section) {
     $("xl-perm-results").hidden = !section;
     if (!section) return;
-    $("xl-perm-family").textContent = `${section.family}. Distance ${section.settings.distance}, ` +
+    $("xl-perm-family").textContent = `${section.family}. Distances: ${section.source}; ` +
       `${section.settings.permutations} permutations per test. Null hypothesis acceptance ratio at α = ${section.alpha}: ` +
       `${section.acceptance_raw == null ? "–" : percent(section.acceptance_raw)} raw, ` +
       `${section.acceptance_holm == null ? "–" : percent(section.acceptance_holm)} after Holm.`;

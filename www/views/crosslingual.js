@@ -3,6 +3,8 @@
 // record file, then the dashboard (crosslingual-dashboard.js). The worker holds one XlingSession.
 import { $, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { createXlingDashboard } from "./crosslingual-dashboard.js";
+import { createXlingRuns } from "./crosslingual-runs.js";
+import { handToRun } from "../handover.js";
 
 // Cases per worker call: small enough for a smooth progress bar, large enough to be quick.
 const STEP_CASES = 12;
@@ -63,14 +65,28 @@ export function createXlingSetup(call, onData) {
     cancelled = true;
   });
 
+  async function providerCases() {
+    const languages = checked($("xl-languages"));
+    const modes = checked($("xl-modes"));
+    if (languages.length < 2) throw new Error("Choose at least two languages.");
+    if (modes.length === 0) throw new Error("Choose at least one prompt mode.");
+    return call("xlCasesJsonl", { languages, modes });
+  }
   $("xl-cases-download").addEventListener("click", async () => {
     try {
-      const languages = checked($("xl-languages"));
-      const modes = checked($("xl-modes"));
-      if (languages.length < 2) throw new Error("Choose at least two languages.");
-      if (modes.length === 0) throw new Error("Choose at least one prompt mode.");
-      download("crosslingual-cases.jsonl", await call("xlCasesJsonl", { languages, modes }), "application/jsonl");
+      download("crosslingual-cases.jsonl", await providerCases(), "application/jsonl");
       showIn($("xl-run-error"));
+    } catch (err) {
+      showIn($("xl-run-error"), errorMessage(err));
+    }
+  });
+  $("xl-cases-run").addEventListener("click", async () => {
+    try {
+      const text = await providerCases();
+      const n = text.split("\n").filter((l) => l.trim()).length;
+      showIn($("xl-run-error"));
+      handToRun({ origin: "crosslingual-chat", kind: "chat", name: "crosslingual-cases.jsonl", text,
+        label: `From the Cross-lingual tab: ${plural(n, "case")} (the questions in the chosen languages and modes)` });
     } catch (err) {
       showIn($("xl-run-error"), errorMessage(err));
     }
@@ -196,6 +212,7 @@ export function createCrosslingual(call) {
   }
 
   const setup = createXlingSetup(call, refresh);
+  createXlingRuns(call, refresh);
 
   // PERMANOVA: one test per worker call, so the progress bar moves and Cancel is heard.
   let permCancelled = false;
@@ -205,7 +222,7 @@ export function createCrosslingual(call) {
     let settings;
     try {
       settings = { distance: $("xl-perm-distance").value, permutations: wholeNumber("xl-perm-permutations", "Permutations", 1, 100000),
-        seed: wholeNumber("xl-perm-seed", "Permutation seed", 0, 2 ** 32 - 1) };
+        seed: wholeNumber("xl-perm-seed", "Permutation seed", 0, 2 ** 32 - 1), matrix: $("xl-perm-source").value === "matrix" };
     } catch (err) {
       showIn($("xl-perm-error"), err.message);
       return;

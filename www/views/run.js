@@ -6,15 +6,19 @@ import { connect } from "../rpc.js";
 import { keysFor, remembered, setKey, setRemember } from "../keys.js";
 import { createRunForm } from "./run-form.js";
 import { renderEstimate, renderProgress } from "./run-live.js";
+import { createHandback } from "./run-handback.js";
+import { onRunCases } from "../handover.js";
 
 /** `call` talks to the analysis worker (for "Analyse now"); `analysed()` refreshes Results. */
 export async function createRun(call, analysed) {
   const worker = new Worker(new URL("../run-worker.js", import.meta.url), { type: "module" });
   const runCall = connect(worker);
+  const handback = createHandback(runCall, call);
   worker.addEventListener("message", ({ data }) => {
     if (data.type === "progress") {
       $("run-live").hidden = false;
       renderProgress(data.progress);
+      handback.update(data.progress);
     } else if (data.type === "error") {
       showIn($("run-live-error"), data.message);
     }
@@ -40,8 +44,36 @@ export async function createRun(call, analysed) {
   const estimateBox = $("run-estimate");
   let planned = null; // {spec, estimate, calls}
 
+  // Cases another tab handed over ({origin, kind, name, text, label}); offered as a source.
+  let handed = null;
+  onRunCases((cases) => {
+    handed = cases;
+    $("run-handed-text").textContent = cases.label;
+    $("run-source-handed-label").hidden = false;
+    $("run-source-handed").checked = true;
+    showIn(planError);
+    estimateBox.hidden = true;
+  });
+
+  function batchSize() {
+    const n = Number($("run-batch-size").value);
+    if (!Number.isInteger(n) || n < 1 || n > 2048) throw new Error(`Texts per embedding call: expected a whole number from 1 to 2048, found "${$("run-batch-size").value}"`);
+    return n;
+  }
+
   async function readCases() {
     const source = document.querySelector('input[name="run-source"]:checked').value;
+    if (source === "handed") {
+      if (!handed) throw new Error("No cases were handed over; choose another source.");
+      const cases = { name: handed.name, bytes: new TextEncoder().encode(handed.text), as_records: false, kind: handed.kind, origin: handed.origin };
+      if (handed.kind === "embed") cases.batch = batchSize();
+      return cases;
+    }
+    if (source === "embed") {
+      const file = $("run-embed-file").files[0];
+      if (!file) throw new Error("Choose a texts-to-embed file (JSONL, one {\"id\", \"text\"} per line).");
+      return { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), as_records: false, kind: "embed", batch: batchSize() };
+    }
     if (source === "workspace") {
       const text = await call("export", "jsonl");
       return { name: "results.jsonl", bytes: new TextEncoder().encode(text), as_records: true };
@@ -58,7 +90,9 @@ export async function createRun(call, analysed) {
       estimateBox.hidden = true;
       try {
         const spec = form.read();
-        planned = await runCall("plan", spec, await readCases());
+        const cases = await readCases();
+        if (cases.kind === "embed") checkEmbeddings(spec, specs);
+        planned = await runCall("plan", spec, cases);
         renderEstimate(estimateBox, planned.estimate, planned.calls);
         $("run-start").addEventListener("click", confirmStart);
       } catch (err) {
@@ -133,6 +167,17 @@ export async function createRun(call, analysed) {
 
   $("run-plan").disabled = false;
   await offerResume(runCall);
+}
+
+/** An embedding run needs providers that make embeddings (the connectors say which). */
+function checkEmbeddings(spec, specs) {
+  for (const t of spec.targets) {
+    const s = specs.find((x) => x.kind === t.provider);
+    if (s && !s.capabilities.embeddings) {
+      const able = specs.filter((x) => x.capabilities.embeddings).map((x) => x.label).join(", ");
+      throw new Error(`Target ${t.id}: ${s.label} makes no embeddings; for an embedding run choose one of ${able}.`);
+    }
+  }
 }
 
 /** On load: each unfinished stored run, with Resume (asking again for keys not remembered) and Discard. */

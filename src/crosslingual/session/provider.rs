@@ -21,10 +21,51 @@ impl Session {
 
     /// The responses to embed: (id, text), those without a vector yet.
     pub fn embed_items(&self) -> Result<Vec<runs::EmbedItem>, SessionError> {
+        self.embed_items_of(false)
+    }
+
+    /// The responses to embed; with `all`, every answered response, vector or not.
+    pub fn embed_items_of(&self, all: bool) -> Result<Vec<runs::EmbedItem>, SessionError> {
         if self.data.records.is_empty() {
             return Err(SessionError::NoData);
         }
-        runs::embed_items(&self.data).map_err(SessionError::Invalid)
+        runs::embed_items(&self.data, all).map_err(SessionError::Invalid)
+    }
+
+    /// The texts to embed as JSONL, one `{"id", "text"}` per line: what `evenhand run --embed`
+    /// and the Run tab read ([`crate::run::embed_texts`]).
+    pub fn embed_texts_jsonl(&self, all: bool) -> Result<String, SessionError> {
+        let items = self.embed_items_of(all)?;
+        if items.is_empty() {
+            let why =
+                if all { "no response has an answer to embed" } else { "every answered response has a vector already" };
+            return Err(SessionError::Invalid(why.into()));
+        }
+        let mut out = String::new();
+        for item in items {
+            out.push_str(&serde_json::json!({"id": item.id, "text": item.text}).to_string());
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// The vectors of an embedding run in place of any earlier ones (vectors of two models
+    /// cannot be compared). All or nothing: on an error the earlier vectors stay.
+    pub fn replace_embeddings(&mut self, batch: &runs::EmbeddingBatch) -> Result<usize, SessionError> {
+        if self.data.records.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let mut fresh = self.data.clone();
+        for (r, e) in fresh.records.iter_mut().zip(fresh.embeddings.iter_mut()) {
+            *e = None;
+            r.extra.remove(runs::EMBEDDING_MODEL_COLUMN);
+        }
+        let n = runs::attach_batch(&mut fresh, batch).map_err(SessionError::Invalid)?;
+        // Same records, so an uploaded distance matrix still fits them.
+        self.data = fresh;
+        self.perm_run = None;
+        self.permanova = None;
+        Ok(n)
     }
 
     /// Vectors from an embedding run; returns how many records got one.

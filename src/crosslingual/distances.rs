@@ -1,0 +1,170 @@
+//! A precomputed distance matrix between responses (from any embedding model or text
+//! distance the user trusts), uploaded instead of embeddings: PERMANOVA and PERMDISP per
+//! language pair and topic then run on it exactly as on vectors ([`super::permanova`]: the same
+//! family, the same per-test seeds, the same corrections).
+//!
+//! The file is the CLI's (`evenhand permanova --distances`), read by
+//! [`crate::formats::embeddings::read_distance_matrix`]: a header of a corner cell and the ids,
+//! then one row per id in the same order. The ids are the records' `record_id` (or their
+//! `embedding_ref`). Every problem names the file, line and column: a cell that is not a
+//! number, a row out of order, a matrix that is not square, not symmetric, has a non-zero
+//! diagonal or a negative entry (line = matrix row + 2, column = matrix column + 2, the first
+//! line and column holding the ids), and an id that matches no loaded record (line 1, its
+//! header column). Records without a row are left out of the tests and counted.
+
+use super::analysis::Dataset;
+use super::permanova::{self as perm, Row, Settings, Test};
+use super::runs::embedding_key;
+use crate::formats::Problem;
+use crate::formats::embeddings::read_distance_matrix;
+use crate::stats::distance::DistanceMatrix;
+use crate::stats::multivariate::MultivariateError;
+use crate::stats::permanova::{Input, Options, permanova};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Files above this size are refused before parsing (a 10,000-point matrix in text is ~1 GB;
+/// the page should not try).
+pub const MAX_BYTES: usize = 64 << 20;
+
+/// An uploaded matrix with, for each loaded record, its row (None: the record is not in it).
+#[derive(Debug, Clone)]
+pub struct Distances {
+    pub file: String,
+    matrix: DistanceMatrix,
+    rows: Vec<Option<usize>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DistancesSummary {
+    pub file: String,
+    /// Ids (rows) in the matrix.
+    pub ids: usize,
+    /// Loaded records with a row, and without one (left out of the tests).
+    pub records_matched: usize,
+    pub records_without: usize,
+}
+
+impl Distances {
+    pub fn summary(&self) -> DistancesSummary {
+        let matched = self.rows.iter().filter(|r| r.is_some()).count();
+        DistancesSummary {
+            file: self.file.clone(),
+            ids: self.matrix.len(),
+            records_matched: matched,
+            records_without: self.rows.len() - matched,
+        }
+    }
+
+    /// Whether record `i` has a row.
+    pub fn has(&self, i: usize) -> bool {
+        self.rows.get(i).is_some_and(Option::is_some)
+    }
+}
+
+/// Places a matrix error at its cell in the file, in the file's terms (lines and columns, not
+/// matrix indices).
+fn locate(file: &str, e: MultivariateError) -> Problem {
+    let at = |message: String, row: usize, column: usize| {
+        Problem::new(file, message).at_line(row as u64 + 2).at_column(column as u64 + 2)
+    };
+    match e {
+        MultivariateError::NotSquare { row, found, n } => {
+            Problem::new(file, format!("expected {n} distances in this row, found {found}")).at_line(row as u64 + 2)
+        }
+        MultivariateError::NotFinite { row, column, value } => {
+            at(format!("expected a finite distance, found {value}"), row, column)
+        }
+        MultivariateError::Diagonal { row, column, value } => {
+            at(format!("a response's distance to itself must be 0, found {value}"), row, column)
+        }
+        MultivariateError::Negative { row, column, value } => {
+            at(format!("expected a non-negative distance, found {value}"), row, column)
+        }
+        MultivariateError::Asymmetric { row, column, a, b } => at(
+            format!("{a} here but {b} at line {}, column {}; expected a symmetric matrix", column + 2, row + 2),
+            row,
+            column,
+        ),
+        other => Problem::new(file, other.to_string()),
+    }
+}
+
+/// Reads and checks the matrix against the loaded records.
+pub fn read(file: &str, bytes: &[u8], d: &Dataset) -> Result<Distances, Problem> {
+    if bytes.len() > MAX_BYTES {
+        return Err(Problem::new(file, format!("larger than {} MB; the page reads smaller matrices", MAX_BYTES >> 20)));
+    }
+    let (ids, square) = read_distance_matrix(file, bytes)?;
+    let matrix = DistanceMatrix::from_square(&square).map_err(|e| locate(file, e))?;
+    drop(square);
+    let mut by_key: HashMap<&str, usize> = HashMap::new();
+    for (k, id) in ids.iter().enumerate() {
+        if let Some(first) = by_key.insert(id.as_str(), k) {
+            return Err(Problem::new(
+                file,
+                format!("id {id:?} is in the header twice (columns {} and {})", first + 2, k + 2),
+            )
+            .at_line(1)
+            .at_column(k as u64 + 2));
+        }
+    }
+    let known: std::collections::HashSet<&str> =
+        d.records.iter().flat_map(|r| [r.record_id.as_str(), embedding_key(r)]).collect();
+    if let Some((k, id)) = ids.iter().enumerate().find(|(_, id)| !known.contains(id.as_str())) {
+        return Err(Problem::new(
+            file,
+            format!(
+                "id {id:?} matches no loaded record (record_id or embedding_ref); load the records it measures first"
+            ),
+        )
+        .at_line(1)
+        .at_column(k as u64 + 2));
+    }
+    let rows = d
+        .records
+        .iter()
+        .map(|r| by_key.get(embedding_key(r)).or_else(|| by_key.get(r.record_id.as_str())).copied())
+        .collect();
+    Ok(Distances { file: file.into(), matrix, rows })
+}
+
+/// The family: every language pair with rows, overall and per topic.
+pub fn plan(d: &Dataset, m: &Distances, s: &Settings) -> Vec<Test> {
+    perm::plan_over(d, s, |i| m.has(i))
+}
+
+/// The matrix rows of language `lang`'s records in the test's scope, in the order
+/// [`perm::run`] takes vectors (mode by mode when modes are set).
+fn group(d: &Dataset, m: &Distances, lang: &str, t: &Test, s: &Settings) -> Vec<usize> {
+    let in_scope = |i: usize, mode: Option<&str>| {
+        let r = &d.records[i];
+        r.language == lang
+            && t.topic.as_ref().is_none_or(|tp| *tp == r.concern)
+            && mode.is_none_or(|md| md == r.template_id)
+    };
+    let pick = |mode: Option<&str>| -> Vec<usize> {
+        (0..d.records.len()).filter(|&i| in_scope(i, mode)).filter_map(|i| m.rows[i]).collect()
+    };
+    if s.modes.is_empty() { pick(None) } else { s.modes.iter().flat_map(|md| pick(Some(md))).collect() }
+}
+
+/// Runs one test on the matrix; a test that cannot run is a skipped row saying why.
+pub fn run(d: &Dataset, m: &Distances, t: &Test, s: &Settings) -> Row {
+    let (ga, gb) = (group(d, m, &t.language_a, t, s), group(d, m, &t.language_b, t, s));
+    let mut row =
+        Row { test: t.clone(), n_a: ga.len(), n_b: gb.len(), result: None, skipped: None, p_holm: None, p_bh: None };
+    if ga.len() < 2 || gb.len() < 2 {
+        row.skipped = Some(format!("needs at least 2 responses per language, found {} and {}", ga.len(), gb.len()));
+        return row;
+    }
+    let idx: Vec<usize> = ga.iter().chain(&gb).copied().collect();
+    let labels: Vec<&str> =
+        ga.iter().map(|_| t.language_a.as_str()).chain(gb.iter().map(|_| t.language_b.as_str())).collect();
+    let options = Options { permutations: s.permutations, seed: perm::test_seed(t, s) };
+    match m.matrix.subset(&idx).and_then(|sub| permanova(Input::Matrix(&sub), &labels, options)) {
+        Ok(p) => row.result = Some(p),
+        Err(e) => row.skipped = Some(e.to_string()),
+    }
+    row
+}

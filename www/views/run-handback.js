@@ -1,0 +1,95 @@
+// What a run gives back to the tab that handed it over: an embedding run's vectors (download as
+// JSONL, or into the Cross-lingual session when that tab asked for them), an LLM judge run's
+// replies (into the Cross-lingual session as judge verdicts), and a cross-lingual chat run's
+// records (the session's records). Shown under the run's progress; the
+// buttons work on what is stored so far, so a partial run can be used too.
+import { $, busy, download, el, errorMessage, plural, showIn } from "../dom.js";
+import { xlDataChanged } from "../handover.js";
+
+/** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session). */
+export function createHandback(runCall, call) {
+  const box = $("run-handback");
+  let shown = ""; // the run and kind the box was built for
+
+  const status = el("p", { role: "status", id: "run-handback-status" });
+  const error = el("div", { class: "alert", role: "alert", hidden: true });
+
+  async function sendVectors(model) {
+    const batches = await runCall("vectors");
+    const b = batches.find((x) => x.model === model);
+    if (!b || !b.ids.length) throw new Error(`No vectors of ${model} are stored yet.`);
+    const n = await call("xlUseEmbeddingRun", b);
+    const message = `${plural(n, "response")} got a vector of ${model} from the Run tab (${b.vectors[0].length} numbers each).`;
+    status.textContent = message;
+    xlDataChanged(message);
+  }
+
+  async function sendRecords() {
+    const text = await runCall("export", "jsonl");
+    if (!text.trim()) throw new Error("No record is answered or failed yet.");
+    const s = await call("xlLoadRecords", "run-records.jsonl", new TextEncoder().encode(text));
+    const message = `${plural(s.used, "record")} of the run are the Cross-lingual tab's records now.`;
+    status.textContent = message;
+    xlDataChanged(message);
+  }
+
+  async function sendVerdicts() {
+    const text = await runCall("export", "jsonl");
+    if (!text.trim()) throw new Error("No judge reply is stored yet.");
+    const s = await call("xlLoadJudge", "judge-run.jsonl", new TextEncoder().encode(text));
+    const message = `${plural(s.verdicts, "judge verdict")} from ${s.models.join(", ")}` +
+      (s.unreadable ? `; ${plural(s.unreadable, "reply")} not exactly REFUSAL or ANSWER (listed as problems)` : "") +
+      (s.failed ? `; ${plural(s.failed, "call")} without a reply` : "") + ".";
+    status.textContent = message;
+    xlDataChanged(message);
+  }
+
+  const act = (button, fn) => button.addEventListener("click", () => busy(button, async () => {
+    showIn(error);
+    try {
+      await fn();
+    } catch (err) {
+      showIn(error, errorMessage(err));
+    }
+  }));
+
+  function build(p) {
+    const title = { embed: "The vectors", "crosslingual-judge": "The judge's verdicts", "crosslingual-chat": "The records" };
+    const parts = [el("h4", { text: title[p.kind === "embed" ? "embed" : p.origin] })];
+    if (p.kind === "embed") {
+      const dl = el("button", { type: "button", id: "run-embeddings-download", text: "Download embeddings (JSONL)" });
+      act(dl, async () => download("evenhand-embeddings.jsonl", await runCall("embeddingsJsonl"), "application/x-ndjson"));
+      parts.push(el("p", { class: "help", text: "One {\"id\", \"embedding\", \"model\"} per line, keyed by record id." }), dl);
+      if (p.origin === "crosslingual-embed") {
+        const select = el("select", { id: "run-handback-model" }, p.models.map((m) => el("option", { value: m, text: m })));
+        const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Use the vectors in the Cross-lingual tab" });
+        act(send, () => sendVectors(select.value));
+        parts.push(p.models.length > 1
+          ? el("div", { class: "row" }, el("label", { for: "run-handback-model", text: "Model whose vectors to use" }), select)
+          : null, send);
+      }
+    } else if (p.origin === "crosslingual-judge") {
+      const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Use the verdicts in the Cross-lingual tab" });
+      act(send, sendVerdicts);
+      parts.push(send);
+    } else {
+      const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Use the records in the Cross-lingual tab" });
+      act(send, sendRecords);
+      parts.push(send);
+    }
+    box.replaceChildren(...parts.filter(Boolean), status, error);
+  }
+
+  return {
+    /** Called with every progress report of the run worker. */
+    update(p) {
+      const wanted = p.kind === "embed" || p.origin === "crosslingual-judge" || p.origin === "crosslingual-chat";
+      box.hidden = !wanted;
+      const key = `${p.run_id}:${p.kind}:${p.origin}`;
+      if (!wanted || key === shown) return;
+      shown = key;
+      status.textContent = "";
+      build(p);
+    },
+  };
+}
