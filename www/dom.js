@@ -69,7 +69,8 @@ export function download(name, text, type) {
 
 export const percent = (x, digits = 1) => `${(x * 100).toFixed(digits)}%`;
 
-export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+/** "1 reply", "2 replies": `many` for words whose plural is not word + "s". */
+export const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
 /** Runs `work` with `button` disabled, so a second click cannot start it twice. */
 export async function busy(button, work) {

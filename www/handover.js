@@ -1,6 +1,7 @@
 // Hand-overs between tabs, as DOM events on document so no view imports another: a method tab
 // hands provider cases to the Run tab ("evenhand:run-cases"), and the Run tab tells the
-// Cross-lingual tab that a run's vectors or verdicts reached its session ("evenhand:xl-data").
+// Cross-lingual tab that a run's vectors or verdicts reached its session ("evenhand:xl-data"),
+// or the Requirements tab that its records or judge replies did ("evenhand:rq-data").
 
 const RUN_CASES = "evenhand:run-cases";
 const XL_DATA = "evenhand:xl-data";
@@ -25,6 +26,15 @@ export function xlDataChanged(message) {
   showTab("xling");
 }
 export const onXlData = (fn) => document.addEventListener(XL_DATA, (e) => fn(e.detail));
+
+const RQ_DATA = "evenhand:rq-data";
+/** A run's records or judge replies reached the Requirements session: `what` is "records" or
+ *  "judge", `result` what the session said. Shows the Requirements tab. */
+export function rqDataChanged(what, result) {
+  document.dispatchEvent(new CustomEvent(RQ_DATA, { detail: { what, result } }));
+  showTab("req");
+}
+export const onRqData = (fn) => document.addEventListener(RQ_DATA, (e) => fn(e.detail));
 
 export function showTab(name) {
   document.getElementById(`tab-${name}`)?.click();

@@ -1,5 +1,6 @@
 // Shared steps of the end-to-end tests.
 import { expect } from "@playwright/test";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 export const FIXTURES = "target/e2e-fixtures";
@@ -42,3 +43,51 @@ export async function upload(page, name, text, mimeType = "text/plain") {
 }
 
 export const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.png`, fullPage: true });
+
+/** Starts the mock provider (tests/mock/mock_provider.py) on a free port with `args`;
+ *  resolves to {base, stats(), stop()}. */
+export function startMock(args = []) {
+  const proc = spawn("python3", ["tests/mock/mock_provider.py", "--port", "0", "--max-seconds", "600", ...args],
+    { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    proc.on("error", reject);
+    proc.on("exit", (code) => reject(new Error(`the mock exited (${code}) before listening`)));
+    proc.stdout.on("data", (chunk) => {
+      out += chunk;
+      const m = out.match(/LISTENING (\d+)/);
+      if (!m) return;
+      const base = `http://127.0.0.1:${m[1]}`;
+      resolve({ base, stats: async () => (await fetch(`${base}/__stats`)).json(), stop: () => proc.kill("SIGTERM") });
+    });
+  });
+}
+
+// The Run tab on handed-over cases (a method tab's "via the Run tab" button), against the mock.
+export const counts = (page) => page.locator("#run-counts").evaluate((n) => ({ ...n.dataset }));
+
+/** Plans the handed-over cases on the mock with `model` and starts them. */
+export async function startOnMock(page, mock, model, calls, concurrency = 4) {
+  await expect(page.getByRole("tab", { name: "Run" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.locator("#panel-run")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
+  await expect(page.locator("#run-source-handed")).toBeChecked();
+  await page.locator("#run-t1-provider").selectOption("openai-compatible");
+  await page.locator("#run-t1-base").fill(`${mock.base}/v1`);
+  await page.locator("#run-t1-models").fill(model);
+  await page.locator("#run-t1-concurrency").fill(String(concurrency));
+  await page.getByRole("button", { name: "Plan" }).click();
+  await expect(page.locator("#run-plan-summary")).toContainText(`${calls} calls`);
+  const before = await page.locator("#run-counts").getAttribute("data-run-id");
+  await page.getByRole("button", { name: "Start", exact: true }).click();
+  return before;
+}
+
+/** Plans the handed-over cases on the mock with `model`, starts, and waits for the end. */
+export async function runOnMock(page, mock, model, calls) {
+  const before = await startOnMock(page, mock, model, calls);
+  await expect.poll(async () => {
+    const d = await counts(page);
+    return d.runId !== before && d.state === "finished" ? `${d.answered} of ${d.total}` : d.state;
+  }, { timeout: 60_000 }).toBe(`${calls} of ${calls}`);
+}
+

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { open, shot, tab, watchErrors } from "./helpers.mjs";
+import { open, runOnMock, shot, startMock, tab, watchErrors } from "./helpers.mjs";
 
 const CLI = "target/release/evenhand";
 const REF = "../shared/ref/langbite";
@@ -123,7 +123,7 @@ test("edit -> preview -> simulated run -> results -> exports, as the CLI compute
   // The LLM judge: its cases out, answered (here: a judge that passes everything), and back.
   await page.locator("#rq-judge summary").click();
   await page.getByLabel("Passes and failures per group").fill("4");
-  const judgeCases = await saved(page, () => page.getByRole("button", { name: "Download the judge's cases for the Run tab" }).click());
+  const judgeCases = await saved(page, () => page.getByRole("button", { name: "Download the judge's cases", exact: true }).click());
   const cases = judgeCases.text.trim().split("\n").map((l) => JSON.parse(l));
   expect(cases.length).toBeGreaterThan(0);
   expect(cases.every((c) => c.prompt.includes("PASS") && c.judged)).toBe(true);
@@ -167,5 +167,48 @@ test("LangBiTe's own libraries and reports: uploaded, browsed and judged again",
   await page.getByLabel("LangBiTe report CSVs").setInputFiles({ name: "notes.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n") });
   await expect(page.locator("#rq-reports [role=alert]")).toContainText("notes.csv");
   await expect(page.locator("#rq-rejudged")).toContainText(`${agree} of ${total}`);
+  expect(errors).toEqual([]);
+});
+
+test("the prompts and the judge run on a provider through the Run tab and come back", async ({ page }) => {
+  test.setTimeout(120_000);
+  const errors = watchErrors(page);
+  const mock = await startMock();
+  try {
+    await openTab(page);
+    await page.getByRole("button", { name: "Preview the prompts" }).click();
+    const n = Number((await page.locator("#rq-preview-summary").textContent()).match(/^(\d+) prompts/)[1]);
+    expect(n).toBeGreaterThan(10);
+    await page.getByRole("button", { name: "Run these prompts via the Run tab" }).click();
+    await runOnMock(page, mock, "mock-a", n);
+    expect((await mock.stats()).total).toBe(n);
+    await page.getByRole("button", { name: "Use the records in the Requirements tab" }).click();
+    await expect(page.getByRole("tab", { name: "Requirements" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.locator("#rq-run-summary")).toHaveText(`${n} records came back from the Run tab.`);
+    // The mock answers A, B or C, which no oracle of ours expects: judged, and never passed.
+    await expect(page.locator("#rq-results-summary")).toContainText(`${n} records judged`);
+    await expect(page.locator("#rq-results-summary")).not.toContainText("Passed");
+    // What was sent: the scenario's temperature (0) and tokens (100), recorded with each answer.
+    const [d] = await Promise.all([page.waitForEvent("download"),
+      page.locator("#rq-exports").getByRole("button", { name: "records.jsonl", exact: true }).click()]);
+    const records = readFileSync(await d.path(), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(records).toHaveLength(n);
+    for (const r of records) expect(r.params).toMatchObject({ model: "mock-a", temperature: 0, max_tokens: 100 });
+
+    // The judge: a seeded audit sample, run on the mock, back as verdicts. The mock's letters
+    // are neither PASS nor FAIL, so strict parsing counts every reply as unusable.
+    await page.locator("#rq-judge summary").click();
+    await page.getByLabel("Passes and failures per group").fill("3");
+    await page.getByRole("button", { name: "Run the judge via the Run tab" }).click();
+    await expect(page.locator("#run-handed-text")).toContainText("judge case");
+    const judged = Number((await page.locator("#run-handed-text").textContent()).match(/(\d+) judge case/)[1]);
+    expect(judged).toBeGreaterThan(0);
+    await runOnMock(page, mock, "mock-a", judged);
+    await page.getByRole("button", { name: "Use the verdicts in the Requirements tab" }).click();
+    await expect(page.locator("#rq-judge-summary")).toContainText(`${judged} replies unusable`);
+    await shot(page, "requirements-6-via-run-tab");
+  } finally {
+    mock.stop();
+  }
   expect(errors).toEqual([]);
 });

@@ -5,35 +5,12 @@
 // (b) a recognisable fake key is used for a run, then searched for in every export, the URL,
 //     the storages, an IndexedDB dump and every console message: it must be in none of them.
 import { test, expect } from "@playwright/test";
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { open, tab } from "./helpers.mjs";
+import { open, startMock, tab } from "./helpers.mjs";
 
 const caseKey = (model, prompt) => createHash("sha256").update(`${model}\n${prompt}`).digest("hex").slice(0, 16);
-
-/** Starts the mock with `args`; resolves to {url, stats(), stop()}. */
-function startMock(args) {
-  const proc = spawn("python3", ["tests/mock/mock_provider.py", "--port", "0", "--max-seconds", "600", ...args],
-    { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    proc.on("error", reject);
-    proc.on("exit", (code) => reject(new Error(`the mock exited (${code}) before listening`)));
-    proc.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/LISTENING (\d+)/);
-      if (!m) return;
-      const base = `http://127.0.0.1:${m[1]}`;
-      resolve({
-        base,
-        stats: async () => (await fetch(`${base}/__stats`)).json(),
-        stop: () => proc.kill("SIGTERM"),
-      });
-    });
-  });
-}
 
 /** Shows the Run tab once its worker is up. */
 async function runTab(page) {

@@ -4,30 +4,12 @@
 // replies join the detectors' agreement; and a precomputed distance matrix is uploaded, with a
 // bad file's error naming its line and column.
 import { test, expect } from "@playwright/test";
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
-import { open, tab, watchErrors } from "./helpers.mjs";
+import { counts, open, runOnMock, startMock, startOnMock, tab, watchErrors } from "./helpers.mjs";
 
 const FIXTURE = "tests/fixtures/crosslingual/questions.json";
 const OUT = "e2e/out";
 const SAMPLES = 2;
-
-/** Starts the mock; resolves to {base, stats(), stop()}. */
-function startMock(args = []) {
-  const proc = spawn("python3", ["tests/mock/mock_provider.py", "--port", "0", "--max-seconds", "300", ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    proc.on("error", reject);
-    proc.on("exit", (code) => reject(new Error(`the mock exited (${code}) before listening`)));
-    proc.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/LISTENING (\d+)/);
-      if (!m) return;
-      const base = `http://127.0.0.1:${m[1]}`;
-      resolve({ base, stats: async () => (await fetch(`${base}/__stats`)).json(), stop: () => proc.kill("SIGTERM") });
-    });
-  });
-}
 
 /** A screenshot of one part of the page (`locator`), small enough to read. */
 const shot = (locator, name) => {
@@ -55,33 +37,6 @@ async function simulated(page) {
   const n = 6 * 2 * modes * SAMPLES;
   await expect(page.locator("#xl-run-result")).toContainText(`answered ${n} prompts`);
   return n;
-}
-
-const counts = (page) => page.locator("#run-counts").evaluate((n) => ({ ...n.dataset }));
-
-/** Plans the handed-over cases on the mock with `model` and starts them. */
-async function startOnMock(page, mock, model, calls, concurrency = 4) {
-  await expect(page.getByRole("tab", { name: "Run" })).toHaveAttribute("aria-selected", "true");
-  await expect(page.locator("#panel-run")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
-  await expect(page.locator("#run-source-handed")).toBeChecked();
-  await page.locator("#run-t1-provider").selectOption("openai-compatible");
-  await page.locator("#run-t1-base").fill(`${mock.base}/v1`);
-  await page.locator("#run-t1-models").fill(model);
-  await page.locator("#run-t1-concurrency").fill(String(concurrency));
-  await page.getByRole("button", { name: "Plan" }).click();
-  await expect(page.locator("#run-plan-summary")).toContainText(`${calls} calls`);
-  const before = await page.locator("#run-counts").getAttribute("data-run-id");
-  await page.getByRole("button", { name: "Start", exact: true }).click();
-  return before;
-}
-
-/** Plans the handed-over cases on the mock with `model`, starts, and waits for the end. */
-async function runOnMock(page, mock, model, calls) {
-  const before = await startOnMock(page, mock, model, calls);
-  await expect.poll(async () => {
-    const d = await counts(page);
-    return d.runId !== before && d.state === "finished" ? `${d.answered} of ${d.total}` : d.state;
-  }, { timeout: 60_000 }).toBe(`${calls} of ${calls}`);
 }
 
 test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement table", async ({ page }) => {

@@ -2,6 +2,7 @@
 // reflection, the community forest plot and pairwise heatmap, the community and cross-language
 // tests with their corrections, the exports; and LangBiTe's own reports read again.
 import { $, describeProblem, download, el, errorMessage, percent, plural, setSvg, showIn } from "../dom.js";
+import { handToRun } from "../handover.js";
 
 const VERDICT = { pass: "meets", fail: "fails", inconclusive: "inconclusive", notevaluated: "" };
 const VERDICT_TEXT = { pass: "pass", fail: "fail", inconclusive: "inconclusive", notevaluated: "not evaluated" };
@@ -130,12 +131,36 @@ export function createRequirementResults(call) {
     evaluate();
   });
 
+  function showJudge(r) {
+    const a = r.agreement;
+    $("rq-judge").open = true;
+    showIn($("rq-judge-result"),
+      el("p", { id: "rq-judge-summary", role: "status", text: `The judge and the oracle agree on ${a.both + a.neither} of ` +
+        `${plural(a.n, "answer")}${a.percent_agreement == null ? "" : ` (${a.percent_agreement.toFixed(1)}%)`}; Cohen's kappa ` +
+        `${a.kappa == null ? "undefined" : a.kappa.toFixed(3)}; ${plural(r.unusable, "reply", "replies")} unusable.` }),
+      table("rq-judge-table", "Oracle against judge", ["", "Judge: pass", "Judge: fail"], [
+        el("tr", {}, el("th", { scope: "row", text: "Oracle: pass" }), el("td", { class: "num", text: String(a.both) }), el("td", { class: "num", text: String(a.only_a) })),
+        el("tr", {}, el("th", { scope: "row", text: "Oracle: fail" }), el("td", { class: "num", text: String(a.only_b) }), el("td", { class: "num", text: String(a.neither) })),
+      ]));
+  }
+
   // The LLM judge: its cases out to the Run tab, its answers back against the oracle.
+  const judgeCases = () => call("rqJudgeCases", number("rq-judge-n", "Passes and failures per group", 1, 1000),
+    number("rq-judge-seed", "Seed of the sample", 0, 2 ** 32 - 1));
+  $("rq-judge-run").addEventListener("click", async () => {
+    try {
+      const j = await judgeCases();
+      showIn($("rq-judge-result"), el("p", { role: "status", text: `${plural(j.cases, "case")} handed to the Run tab.` }));
+      handToRun({ origin: "requirements-judge", kind: "chat", name: "requirements-judge-cases.jsonl", text: j.jsonl,
+        label: `From the Requirements tab: ${plural(j.cases, "judge case")} (an audit sample of passes and failures)` });
+    } catch (err) {
+      showIn($("rq-judge-result"), alert(el("p", { text: errorMessage(err) })));
+    }
+  });
   $("rq-judge-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      const j = await call("rqJudgeCases", number("rq-judge-n", "Passes and failures per group", 1, 1000),
-        number("rq-judge-seed", "Seed of the sample", 0, 2 ** 32 - 1));
+      const j = await judgeCases();
       download("requirements-judge-cases.jsonl", j.jsonl, "application/jsonl");
       showIn($("rq-judge-result"), el("p", { role: "status", text: `${plural(j.cases, "case")} for the judge. Run them in the ` +
         "Run tab (cases file) on the model you trust, export its records and load them here." }));
@@ -148,16 +173,7 @@ export function createRequirementResults(call) {
     event.target.value = "";
     if (!file) return;
     try {
-      const r = await call("rqLoadJudge", file.name, await file.arrayBuffer());
-      const a = r.agreement;
-      showIn($("rq-judge-result"),
-        el("p", { id: "rq-judge-summary", role: "status", text: `The judge and the oracle agree on ${a.both + a.neither} of ` +
-          `${plural(a.n, "answer")}${a.percent_agreement == null ? "" : ` (${a.percent_agreement.toFixed(1)}%)`}; Cohen's kappa ` +
-          `${a.kappa == null ? "undefined" : a.kappa.toFixed(3)}; ${plural(r.unusable, "reply")} unusable.` }),
-        table("rq-judge-table", "Oracle against judge", ["", "Judge: pass", "Judge: fail"], [
-          el("tr", {}, el("th", { scope: "row", text: "Oracle: pass" }), el("td", { class: "num", text: String(a.both) }), el("td", { class: "num", text: String(a.only_a) })),
-          el("tr", {}, el("th", { scope: "row", text: "Oracle: fail" }), el("td", { class: "num", text: String(a.only_b) }), el("td", { class: "num", text: String(a.neither) })),
-        ]));
+      showJudge(await call("rqLoadJudge", file.name, await file.arrayBuffer()));
     } catch (err) {
       showIn($("rq-judge-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The evaluation is unchanged." })));
     }
@@ -205,5 +221,5 @@ export function createRequirementResults(call) {
     showIn($("rq-reports"), parts);
   }
 
-  return { evaluate };
+  return { evaluate, showJudge };
 }

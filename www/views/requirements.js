@@ -4,6 +4,7 @@
 // LangBiTe reports are in requirements-results.js. The worker holds one ReqSession.
 import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { createRequirementResults } from "./requirements-results.js";
+import { handToRun, onRqData } from "../handover.js";
 
 const INPUTS = ["constrained", "verbose"];
 const REFLECTIONS = ["observational", "utopian"];
@@ -337,6 +338,28 @@ export async function createRequirements(call) {
     } catch (err) {
       showIn($("rq-run-error"), errorMessage(err));
     }
+  });
+  $("rq-cases-run").addEventListener("click", async () => {
+    try {
+      const n = await call("rqPlan", planQuery());
+      const text = await call("rqRecordsJsonl");
+      showIn($("rq-run-error"));
+      showIn($("rq-run-result"), el("p", { role: "status", text: `${plural(n, "case")} handed to the Run tab.` }));
+      handToRun({ origin: "requirements-chat", kind: "chat", name: "requirements-cases.jsonl", text,
+        label: `From the Requirements tab: ${plural(n, "prompt")} (one chat call each)` });
+    } catch (err) {
+      showIn($("rq-run-error"), errorMessage(err));
+    }
+  });
+  // What a run in the Run tab gave back: the records (evaluated at once) or the judge's replies.
+  onRqData(async ({ what, result }) => {
+    if (what === "judge") {
+      results.showJudge(result);
+      return;
+    }
+    showIn($("rq-run-result"), el("p", { class: "success", role: "status", id: "rq-run-summary",
+      text: `${plural(result.records, "record")} came back from the Run tab.` }));
+    await results.evaluate();
   });
   $("rq-records-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];

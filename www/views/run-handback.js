@@ -4,7 +4,7 @@
 // records (the session's records). Shown under the run's progress; the
 // buttons work on what is stored so far, so a partial run can be used too.
 import { $, busy, download, el, errorMessage, plural, showIn } from "../dom.js";
-import { xlDataChanged } from "../handover.js";
+import { rqDataChanged, xlDataChanged } from "../handover.js";
 
 /** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session). */
 export function createHandback(runCall, call) {
@@ -38,10 +38,24 @@ export function createHandback(runCall, call) {
     if (!text.trim()) throw new Error("No judge reply is stored yet.");
     const s = await call("xlLoadJudge", "judge-run.jsonl", new TextEncoder().encode(text));
     const message = `${plural(s.verdicts, "judge verdict")} from ${s.models.join(", ")}` +
-      (s.unreadable ? `; ${plural(s.unreadable, "reply")} not exactly REFUSAL or ANSWER (listed as problems)` : "") +
+      (s.unreadable ? `; ${plural(s.unreadable, "reply", "replies")} not exactly REFUSAL or ANSWER (listed as problems)` : "") +
       (s.failed ? `; ${plural(s.failed, "call")} without a reply` : "") + ".";
     status.textContent = message;
     xlDataChanged(message);
+  }
+
+  // The Requirements tab: the run's records (answers to its prompts, or the judge's replies).
+  async function sendToRequirements(what) {
+    const text = await runCall("export", "jsonl");
+    if (!text.trim()) throw new Error("No record is answered or failed yet.");
+    const bytes = new TextEncoder().encode(text);
+    const result = what === "judge"
+      ? await call("rqLoadJudge", "judge-run.jsonl", bytes)
+      : await call("rqLoadRecords", "run-records.jsonl", bytes);
+    status.textContent = what === "judge"
+      ? `${plural(result.agreement.n, "judge verdict")} reached the Requirements tab.`
+      : `${plural(result.records, "record")} of the run are the Requirements tab's records now.`;
+    rqDataChanged(what, result);
   }
 
   const act = (button, fn) => button.addEventListener("click", () => busy(button, async () => {
@@ -54,7 +68,8 @@ export function createHandback(runCall, call) {
   }));
 
   function build(p) {
-    const title = { embed: "The vectors", "crosslingual-judge": "The judge's verdicts", "crosslingual-chat": "The records" };
+    const title = { embed: "The vectors", "crosslingual-judge": "The judge's verdicts", "crosslingual-chat": "The records",
+      "requirements-chat": "The records", "requirements-judge": "The judge's verdicts" };
     const parts = [el("h4", { text: title[p.kind === "embed" ? "embed" : p.origin] })];
     if (p.kind === "embed") {
       const dl = el("button", { type: "button", id: "run-embeddings-download", text: "Download embeddings (JSONL)" });
@@ -68,6 +83,12 @@ export function createHandback(runCall, call) {
           ? el("div", { class: "row" }, el("label", { for: "run-handback-model", text: "Model whose vectors to use" }), select)
           : null, send);
       }
+    } else if (p.origin === "requirements-chat" || p.origin === "requirements-judge") {
+      const judge = p.origin === "requirements-judge";
+      const send = el("button", { type: "button", class: "primary", id: "run-handback-send",
+        text: judge ? "Use the verdicts in the Requirements tab" : "Use the records in the Requirements tab" });
+      act(send, () => sendToRequirements(judge ? "judge" : "records"));
+      parts.push(send);
     } else if (p.origin === "crosslingual-judge") {
       const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Use the verdicts in the Cross-lingual tab" });
       act(send, sendVerdicts);
@@ -83,7 +104,7 @@ export function createHandback(runCall, call) {
   return {
     /** Called with every progress report of the run worker. */
     update(p) {
-      const wanted = p.kind === "embed" || p.origin === "crosslingual-judge" || p.origin === "crosslingual-chat";
+      const wanted = p.kind === "embed" || ["crosslingual-judge", "crosslingual-chat", "requirements-chat", "requirements-judge"].includes(p.origin);
       box.hidden = !wanted;
       const key = `${p.run_id}:${p.kind}:${p.origin}`;
       if (!wanted || key === shown) return;
