@@ -27,9 +27,14 @@ macro_rules! all_facade_tests {
             crosslingual_session_refuses_garbage_and_runs,
             crosslingual_provider_run_contract,
             crosslingual_page_runs_and_distances,
+            requirements_session_refuses_garbage_and_matches_the_core,
         );
     };
 }
+
+#[path = "facade_requirements.rs"]
+mod requirements;
+pub use requirements::requirements_session_refuses_garbage_and_matches_the_core;
 
 use evenhand::web::{self, BbqSession, DivergenceSession, Workspace, XlingSession};
 use js_sys::{Array, Object, Reflect, Uint8Array};
