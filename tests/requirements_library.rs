@@ -272,6 +272,20 @@ fn cli_expand_reads_our_format() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("field language") && err.contains("\"de_de\""), "{err}");
+
+    // Our superset: without --seed, the scenario's evenhand.seed samples the templates.
+    let expand = |scenario: &std::path::Path, seed: Option<&str>| {
+        let mut args = vec!["expand", "--scenario", scenario.to_str().unwrap(), "--library", &lib];
+        args.extend(seed.map(|s| ["--seed", s]).into_iter().flatten());
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_evenhand")).args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = std::fs::read_to_string(&sc).unwrap();
+    let with_seed = tmp.join("seeded.json");
+    std::fs::write(&with_seed, text.replacen('{', r#"{"evenhand": {"seed": 7},"#, 1)).unwrap();
+    assert_eq!(expand(&with_seed, None), expand(&sc, Some("7")));
+    assert_ne!(expand(&with_seed, None), expand(&sc, None), "seed 7 and the default 1 sample differently");
     std::fs::remove_dir_all(&tmp).ok();
 }
 

@@ -57,6 +57,9 @@ function crossTable(cross) {
 export function createRequirementResults(call) {
   async function evaluate() {
     let query;
+    // Large record sets take a second or two in the worker: no second click meanwhile.
+    $("rq-evaluate").disabled = true;
+    $("rq-results").setAttribute("aria-busy", "true");
     try {
       query = {
         compat: $("rq-compat").checked, confidence: number("rq-confidence", "Confidence", 0.5, 0.999),
@@ -67,6 +70,9 @@ export function createRequirementResults(call) {
       render(v, query);
     } catch (err) {
       showIn($("rq-eval-error"), errorMessage(err));
+    } finally {
+      $("rq-evaluate").disabled = false;
+      $("rq-results").removeAttribute("aria-busy");
     }
   }
 
