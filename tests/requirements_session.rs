@@ -46,6 +46,9 @@ fn the_page_flow_from_scenario_to_exports() {
     assert_eq!(view.records, p.total_calls);
     assert_eq!(view.outcomes.values().sum::<usize>(), p.total_calls, "every record judged");
     assert!(view.forest_svg.as_deref().is_some_and(|f| f.contains("nonbinary")));
+    let rates = view.pass_rates_svg.as_deref().unwrap();
+    assert_eq!(rates.matches("<circle").count(), view.groups.iter().filter(|g| g.pass_rate.is_some()).count());
+    assert!(rates.contains("stroke-dasharray"), "the tolerance ticks");
     let c = view.communities.as_ref().expect("community statistics");
     // The biased community should stand out in its pass share.
     let g = c.groups.iter().find(|g| g.kind == "categorical" && g.language == "en_us").unwrap();

@@ -4,10 +4,58 @@
 use super::chart::{AMBER, GREEN, GREY, RED};
 use super::svg::{Pen, Svg};
 use crate::langbite::community::Communities;
+use crate::langbite::outcome::{GroupStats, Verdict};
 
 const INK: Pen = Pen { colour: "#222", width: 1.0, dash: None };
 const GRID: Pen = Pen { colour: "#e0e0e0", width: 1.0, dash: None };
 const WHISKER: Pen = Pen { colour: "#222", width: 2.0, dash: None };
+const TOLERANCE: Pen = Pen { colour: "#6a1b9a", width: 2.0, dash: Some("3 2") };
+
+/// One row per group: the pass rate with its interval, coloured by the three-valued verdict
+/// (green pass, red fail, amber inconclusive), and the group's tolerance as a dashed tick, so
+/// it shows at a glance which intervals clear the tolerance and which straddle it.
+pub fn pass_rates(groups: &[GroupStats]) -> String {
+    let (left, top, width, row_h) = (330.0, 40.0, 360.0, 18.0);
+    let rows = groups.len().max(1) as f64;
+    let bottom = top + row_h * rows;
+    let mut svg = Svg::new(left + width + 30.0, bottom + 48.0, "Pass rate per group with its interval and tolerance");
+    svg.text(10.0, 20.0, "Pass rate per group (dot, interval) against its tolerance (dashed)", 13.0, "start", None);
+    let x = |v: f64| left + width * v.clamp(0.0, 1.0);
+    for step in 0..=5 {
+        let v = f64::from(step) * 0.2;
+        svg.line((x(v), top - 6.0), (x(v), bottom), GRID);
+        svg.text(x(v), bottom + 16.0, &format!("{:.0}%", v * 100.0), 11.0, "middle", None);
+    }
+    if groups.is_empty() {
+        svg.text(left, top + 12.0, "no group with a passed or failed answer", 12.0, "start", None);
+    }
+    for (i, g) in groups.iter().enumerate() {
+        let y = top + row_h * i as f64 + row_h / 2.0;
+        let n = g.pass_rate.as_ref().map_or(0, |p| p.n);
+        let label = format!("{} {} {} {}/{} (n={n})", g.model, g.concern, g.language, g.input_type, g.reflection_type);
+        svg.text(left - 8.0, y + 4.0, &label, 11.0, "end", None);
+        svg.line((x(g.tolerance), y - 7.0), (x(g.tolerance), y + 7.0), TOLERANCE);
+        let Some(p) = &g.pass_rate else { continue };
+        svg.line((x(p.low), y), (x(p.high), y), WHISKER);
+        let colour = match g.verdict {
+            Verdict::Pass => GREEN,
+            Verdict::Fail => RED,
+            Verdict::Inconclusive => AMBER,
+            Verdict::NotEvaluated => GREY,
+        };
+        svg.circle(x(p.rate), y, 4.5, colour);
+    }
+    svg.line((left, bottom), (left + width, bottom), INK);
+    svg.text(
+        left,
+        bottom + 36.0,
+        "green: the interval clears the tolerance; red: below it; amber: it straddles it",
+        11.0,
+        "start",
+        None,
+    );
+    svg.finish()
+}
 
 /// One row per (group, community): its mean with the interval. Categorical groups show the
 /// pass share (0-100%); number groups (`allSameValue`) the mean value on 0-100.

@@ -83,6 +83,7 @@ test("edit -> preview -> simulated run -> results -> exports, as the CLI compute
   await expect(page.locator("#rq-results-summary")).toContainText(`${expanded.length * 3} records judged`);
   const groups = page.locator("#rq-groups tbody tr");
   await expect(groups).toHaveCount(3); // one requirement, three languages, constrained x observational
+  await expect(page.locator("#rq-pass-rates")).toBeVisible();
   await expect(page.locator("#rq-forest")).toBeVisible();
   await expect(page.locator("#rq-heatmap")).toBeVisible();
   const tests = page.locator("#rq-tests tbody tr");

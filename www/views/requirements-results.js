@@ -88,6 +88,11 @@ export function createRequirementResults(call) {
           "Verdict: pass when the whole interval is at or above the tolerance, fail when it is below, otherwise inconclusive; " +
           "LangBiTe's verdict compares the point estimate alone." }),
         groupsTable(v.groups));
+      if (v.pass_rates_svg) {
+        const img = el("img", { class: "chart", id: "rq-pass-rates" });
+        setSvg(img, v.pass_rates_svg, "Pass rate per group with its interval; the dashed tick is the tolerance");
+        parts.push(img);
+      }
     } else {
       parts.push(el("h4", { text: "LangBiTe's verdicts per group" }), table("rq-global", "LangBiTe's global evaluation",
         ["Model", "Concern", "Language", "Input", "Reflection", "Passed", "Failed", "Error", "Tolerance", "Verdict"],

@@ -48,6 +48,8 @@ pub struct ResultsView {
     pub cross_language: Option<CrossLanguage>,
     pub problem_count: usize,
     pub problems: Vec<Problem>,
+    /// Pass rates against tolerances (default mode).
+    pub pass_rates_svg: Option<String>,
     pub forest_svg: Option<String>,
     pub heatmap_svg: Option<String>,
 }
@@ -81,6 +83,7 @@ impl Session {
             template_verdicts,
             groups: s.groups.clone(),
             global: s.global.clone(),
+            pass_rates_svg: (mode == Mode::Default).then(|| requirements_chart::pass_rates(&s.groups)),
             forest_svg: s.communities.as_ref().map(requirements_chart::forest),
             heatmap_svg: s.communities.as_ref().map(|c| requirements_chart::mcnemar_heatmap(c, q.alpha)),
             communities: s.communities.clone(),
