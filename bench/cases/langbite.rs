@@ -66,6 +66,13 @@ fn main() {
     if std::env::var("PROFILE").is_ok() {
         profile(&sc, &loaded.records);
     }
+    // DUMP=path: every result (the summary and every exported file) in one file, so that a
+    // change made for speed can be checked to leave all of it unchanged, not only the sample.
+    if let Ok(path) = std::env::var("DUMP") {
+        let files = evenhand::langbite::summary::files(&s, &loaded.records, "20260101000000", &serde_json::json!({}));
+        let all = serde_json::json!({"summary": s, "files": files});
+        std::fs::write(&path, serde_json::to_string_pretty(&all).expect("summary JSON")).expect("write dump");
+    }
     println!(
         "{}",
         serde_json::json!({

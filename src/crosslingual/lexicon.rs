@@ -45,9 +45,15 @@ pub struct Hit {
 
 pub fn normalise(text: &str, fold_accents: bool) -> String {
     let mut out = String::with_capacity(text.len());
-    let lowered: String = text.nfkc().flat_map(char::to_lowercase).collect();
-    let folded: String =
-        if fold_accents { lowered.nfd().filter(|c| !is_combining_mark(*c)).nfc().collect() } else { lowered };
+    // ASCII is unchanged by every Unicode normal form and has no combining marks, and its
+    // lower case is the ASCII one: skipping the three passes gives the same text, several
+    // times faster (most responses are ASCII, and every judged answer comes through here).
+    let folded: String = if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        let lowered: String = text.nfkc().flat_map(char::to_lowercase).collect();
+        if fold_accents { lowered.nfd().filter(|c| !is_combining_mark(*c)).nfc().collect() } else { lowered }
+    };
     let mut space = false;
     for c in folded.chars() {
         let c = match c {

@@ -12,7 +12,6 @@ pub use problem::Problem;
 
 use crate::record::Record;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// The good rows of a file, and the bad ones listed (a bad row never loses the good ones).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -24,8 +23,9 @@ pub struct Loaded {
     pub errors: Vec<Problem>,
     /// Loaded, but worth a look (ragged rows, duplicate ids).
     pub warnings: Vec<Problem>,
+    /// Line of each record id's first row. A fast map: every row is looked up.
     #[serde(skip)]
-    seen: HashMap<String, u64>,
+    seen: crate::fasthash::FastMap<String, u64>,
 }
 
 impl Loaded {
