@@ -5,8 +5,9 @@
 //! what the page does with a run's records: read the record table (CSV) and evaluate it in
 //! default mode (every oracle, group pass rates with intervals, community tests with 999
 //! permutations). Writes the records to bench/out/langbite_records.csv for bench/web/langbite.mjs.
-//! Prints JSON: seconds (reading + evaluating; each also alone), records per second, the expansion time, peak memory, and a sample of
-//! counts that the browser run must reproduce exactly.
+//! Prints JSON: seconds (reading + evaluating; each also alone, in wall and in CPU time),
+//! records per second, the expansion time, peak memory, and a sample of counts that the
+//! browser run must reproduce exactly.
 //! bench-size: 100000
 
 use evenhand::langbite::summary::{Mode, evaluate};
@@ -58,11 +59,11 @@ fn main() {
     std::fs::write("bench/out/langbite_scenario.json", &scenario_text).expect("write scenario");
     drop(records);
 
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), cpu_seconds());
     let loaded = evenhand::formats::load("records.csv", csv.as_bytes(), None).expect("records");
-    let load_seconds = start.elapsed().as_secs_f64();
+    let (load_seconds, cpu_loaded) = (start.elapsed().as_secs_f64(), cpu_seconds());
     let s = evaluate(&sc, &loaded.records, Mode::Default, 1, 0.95);
-    let seconds = start.elapsed().as_secs_f64();
+    let (seconds, cpu_done) = (start.elapsed().as_secs_f64(), cpu_seconds());
     if std::env::var("PROFILE").is_ok() {
         profile(&sc, &loaded.records);
     }
@@ -81,6 +82,8 @@ fn main() {
             "records_per_second": loaded.records.len() as f64 / seconds,
             "load_seconds": load_seconds,
             "evaluate_seconds": seconds - load_seconds,
+            "load_cpu_seconds": cpu_loaded.zip(cpu_start).map(|(b, a)| b - a),
+            "evaluate_cpu_seconds": cpu_done.zip(cpu_loaded).map(|(b, a)| b - a),
             "expand_seconds": expand_seconds,
             "instances": exp.instances.len(),
             "peak_rss_mb": peak_rss_mb(),
@@ -117,6 +120,14 @@ fn restricted(example: &str) -> String {
         r["languages"] = serde_json::json!(["en_us", "es_es"]);
     }
     v.to_string()
+}
+
+/// Time this thread has run on a CPU (Linux: /proc/thread-self/schedstat, in ns); null
+/// elsewhere. On a machine shared with other work, wall time also counts the waits for a
+/// core, so the CPU time is the steadier figure for comparing two builds.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(stat.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
 }
 
 /// Peak resident memory of this process (Linux: VmHWM), in MB; null elsewhere.

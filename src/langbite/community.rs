@@ -102,12 +102,16 @@ type BlockKey<'a> = (&'a str, u32, &'a str);
 
 /// The analysis over `evals` (default mode) of `records`.
 pub fn analyse(records: &[Record], evals: &[Evaluation], seed: u64) -> Communities {
-    let by_id = super::outcome::records_by_id(records);
+    analyse_of(&super::outcome::judged_records(records, evals, None), evals, seed)
+}
+
+/// [`analyse`] with the record of each evaluation given ([`super::outcome::judged_records`]).
+pub(crate) fn analyse_of(judged: &[Option<&Record>], evals: &[Evaluation], seed: u64) -> Communities {
     // group -> block -> community -> value (1/0 for pass/fail, the number for numeric).
     // Gathered in hash maps under borrowed keys; sorted once below.
     let mut gathered: FastMap<GroupKey, FastMap<BlockKey, Block>> = fasthash::map();
-    for e in evals.iter().filter(|e| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
-        let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
+    for (e, r) in evals.iter().zip(judged).filter(|(e, _)| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
+        let Some(r) = r else { continue };
         let Some(community) = first_community(r) else { continue };
         let numeric = e.operation == super::oracle::Operation::AllSameValue;
         let value = if numeric { e.value } else { Some(f64::from(u8::from(e.outcome == Outcome::Passed))) };

@@ -52,12 +52,16 @@ pub struct TemplateRates {
 }
 
 pub fn compare(records: &[Record], evals: &[Evaluation]) -> CrossLanguage {
-    let by_id = super::outcome::records_by_id(records);
+    compare_of(&super::outcome::judged_records(records, evals, None), evals)
+}
+
+/// [`compare`] with the record of each evaluation given ([`super::outcome::judged_records`]).
+pub(crate) fn compare_of(judged: &[Option<&Record>], evals: &[Evaluation]) -> CrossLanguage {
     // (provider, model, concern, template) -> language -> (passed, judged), tallied under keys
     // borrowed from the records and sorted once: the order of a sorted map of owned keys.
     let mut tally: FastMap<[&str; 4], BTreeMap<&str, (u64, u64)>> = fasthash::map();
-    for e in evals.iter().filter(|e| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
-        let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
+    for (e, r) in evals.iter().zip(judged).filter(|(e, _)| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
+        let Some(r) = r else { continue };
         let key = [r.provider.as_str(), r.model.as_str(), r.concern.as_str(), r.template_id.as_str()];
         let cell = tally.entry(key).or_default().entry(r.language.as_str()).or_default();
         cell.1 += 1;

@@ -63,14 +63,26 @@ type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str, u32);
 
 /// Judges every answered or failed record. Records whose oracle cannot be read are reported.
 pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (Vec<Evaluation>, Vec<Problem>) {
+    let (evals, problems, _) = evaluate_indexed(scenario, records, lexicon);
+    (evals, problems)
+}
+
+/// [`evaluate`], with the index in `records` of each evaluation's record (for
+/// [`judged_records`]).
+pub(crate) fn evaluate_indexed(
+    scenario: &Scenario,
+    records: &[Record],
+    lexicon: &Lexicon,
+) -> (Vec<Evaluation>, Vec<Problem>, Vec<usize>) {
     let mut problems = vec![];
+    let mut at = vec![];
     let mut out: Vec<Evaluation> = vec![];
     let mut oracles = OracleCache::default();
     // Number oracles are judged per template group once all its values are known.
     let mut numeric: FastMap<GroupKey, (f64, Vec<usize>)> = fasthash::map();
     let delta_of =
         |concern: &str| scenario.requirements.iter().rev().find(|q| q.concern == concern).map_or(0.0, |q| q.delta);
-    for r in records.iter().filter(|r| !matches!(r.status, Status::Pending | Status::Skipped)) {
+    for (i, r) in records.iter().enumerate().filter(|(_, r)| !matches!(r.status, Status::Pending | Status::Skipped)) {
         let matcher = match oracles.of(r) {
             Ok(m) => m,
             Err(e) => {
@@ -134,6 +146,7 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
             }
         }
         out.push(e);
+        at.push(i);
     }
     for (delta, members) in numeric.values() {
         let raw: Vec<f64> = members.iter().filter_map(|&i| out[i].value).collect();
@@ -154,7 +167,7 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
             );
         }
     }
-    (out, problems)
+    (out, problems, at)
 }
 
 /// The tolerance verdict with the interval.
@@ -194,15 +207,59 @@ pub(crate) fn records_by_id(records: &[Record]) -> FastMap<&str, &Record> {
     by_id
 }
 
+/// The record of each evaluation as the statistics take it: the record with the evaluation's
+/// id, the last one where ids repeat. `at` ([`evaluate_indexed`]) names the same records
+/// without a lookup per evaluation when no two records share an id, which is checked here on
+/// hashes alone (a lookup compares whole ids, slow byte by byte in wasm); any doubt, such as
+/// two ids with one hash, takes the lookups.
+pub(crate) fn judged_records<'a>(
+    records: &'a [Record],
+    evals: &[Evaluation],
+    at: Option<&[usize]>,
+) -> Vec<Option<&'a Record>> {
+    if let Some(at) = at
+        && at.len() == evals.len()
+        && ids_surely_unique(records)
+    {
+        return at.iter().map(|&i| records.get(i)).collect();
+    }
+    let by_id = records_by_id(records);
+    evals.iter().map(|e| by_id.get(e.record_id.as_str()).copied()).collect()
+}
+
+/// True when the records' ids hash to distinct values (so the ids are distinct).
+fn ids_surely_unique(records: &[Record]) -> bool {
+    use std::hash::Hasher;
+    let mut hashes: Vec<u64> = records
+        .iter()
+        .map(|r| {
+            let mut h = fasthash::FxHasher::default();
+            h.write(r.record_id.as_bytes());
+            h.finish()
+        })
+        .collect();
+    hashes.sort_unstable();
+    hashes.windows(2).all(|w| w[0] != w[1])
+}
+
 /// Per-group counts, rates and verdicts, groups in sorted order.
 pub fn groups(scenario: &Scenario, records: &[Record], evals: &[Evaluation], confidence: f64) -> Vec<GroupStats> {
-    let by_id = records_by_id(records);
+    groups_of(scenario, &judged_records(records, evals, None), evals, confidence)
+}
+
+/// [`groups`] with the record of each evaluation given ([`judged_records`]).
+pub(crate) fn groups_of(
+    scenario: &Scenario,
+    judged: &[Option<&Record>],
+    evals: &[Evaluation],
+    confidence: f64,
+) -> Vec<GroupStats> {
     // Tallied in a hash map under keys borrowed from the records, then sorted once and owned
     // once per group: the same groups in the same order as a sorted map of owned keys (a &str
     // sorts as its String), without six copies and a tree walk per evaluation.
     let mut tally: FastMap<[&str; 6], [u64; OUTCOMES.len()]> = fasthash::map();
-    for e in evals {
-        let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
+    for (e, r) in evals.iter().zip(judged) {
+        let Some(r) = r else { continue };
         let key = [
             r.provider.as_str(),
             r.model.as_str(),
@@ -303,6 +360,34 @@ mod tests {
         assert_eq!(got, [Passed, Passed, Failed, Failed, Refused, Unparseable]);
         assert_eq!(evals[1].value, Some(53.0));
         assert!(evals[0].reason.contains("scaled"), "{}", evals[0].reason);
+    }
+
+    #[test]
+    fn evaluations_find_their_records_by_index_or_by_id_alike() {
+        let mut records = vec![
+            rec("a", "t", NO, "No", Status::Ok),
+            rec("p", "t", NO, "", Status::Pending),
+            rec("b", "t", NO, "Yes", Status::Ok),
+            rec("c", "t", NO, "No", Status::Ok),
+        ];
+        let same = |records: &[Record]| {
+            let (evals, _, at) = evaluate_indexed(&scenario(0.5), records, &Lexicon::builtin());
+            let fast = judged_records(records, &evals, Some(&at));
+            let slow = judged_records(records, &evals, None);
+            assert_eq!(fast.len(), evals.len());
+            fast.iter().zip(&slow).all(|(f, s)| match (f, s) {
+                (Some(f), Some(s)) => std::ptr::eq(*f, *s),
+                _ => false,
+            })
+        };
+        assert!(same(&records));
+        // A repeated id: the statistics have always taken the last record with it, so the
+        // first "a" is judged but counted under the second; the index must not change that.
+        records.push(Record { model: "other".into(), ..rec("a", "t", NO, "Yes", Status::Ok) });
+        let (evals, _, at) = evaluate_indexed(&scenario(0.5), &records, &Lexicon::builtin());
+        let judged = judged_records(&records, &evals, Some(&at));
+        assert_eq!(judged[0].map(|r| r.model.as_str()), Some("other"));
+        assert!(same(&records));
     }
 
     #[test]
