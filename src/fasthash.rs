@@ -26,6 +26,20 @@ pub fn map_with_capacity<K, V>(n: usize) -> FastMap<K, V> {
     FastMap::with_capacity_and_hasher(n, BuildHasherDefault::default())
 }
 
+/// True when no two of `keys` hash alike, which proves them distinct without comparing any
+/// two; false when some do (then they may or may not be equal).
+pub fn surely_distinct<'a>(keys: impl Iterator<Item = &'a str>) -> bool {
+    let mut hashes: Vec<u64> = keys
+        .map(|k| {
+            let mut h = FxHasher::default();
+            h.write(k.as_bytes());
+            h.finish()
+        })
+        .collect();
+    hashes.sort_unstable();
+    hashes.windows(2).all(|w| w[0] != w[1])
+}
+
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -95,6 +109,14 @@ mod tests {
         assert_eq!(m.get("abcdefghi"), Some(&9));
         assert_eq!(m.get("abcdefgi"), None);
         assert_eq!(m.get("bench:en_us/1/0:m01:0"), Some(&21));
+    }
+
+    #[test]
+    fn distinct_keys_are_proved_distinct_and_repeats_never_are() {
+        let ids: Vec<String> = (0..10_000).map(|i| format!("run:case-{i}:model:0")).collect();
+        assert!(surely_distinct(ids.iter().map(String::as_str)));
+        assert!(!surely_distinct(ids.iter().map(String::as_str).chain(["run:case-7:model:0"])));
+        assert!(surely_distinct(std::iter::empty()));
     }
 
     #[test]

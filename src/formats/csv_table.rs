@@ -169,7 +169,7 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         row::complete(&mut rec, n + 1, &has);
         loaded.push(rec, line);
     }
-    Ok(loaded)
+    Ok(loaded.finish())
 }
 
 fn check_mapping(file: &str, mapping: &ColumnMapping, headers: &[String]) -> Result<ColumnMapping, LoadError> {

@@ -219,27 +219,12 @@ pub(crate) fn judged_records<'a>(
 ) -> Vec<Option<&'a Record>> {
     if let Some(at) = at
         && at.len() == evals.len()
-        && ids_surely_unique(records)
+        && fasthash::surely_distinct(records.iter().map(|r| r.record_id.as_str()))
     {
         return at.iter().map(|&i| records.get(i)).collect();
     }
     let by_id = records_by_id(records);
     evals.iter().map(|e| by_id.get(e.record_id.as_str()).copied()).collect()
-}
-
-/// True when the records' ids hash to distinct values (so the ids are distinct).
-fn ids_surely_unique(records: &[Record]) -> bool {
-    use std::hash::Hasher;
-    let mut hashes: Vec<u64> = records
-        .iter()
-        .map(|r| {
-            let mut h = fasthash::FxHasher::default();
-            h.write(r.record_id.as_bytes());
-            h.finish()
-        })
-        .collect();
-    hashes.sort_unstable();
-    hashes.windows(2).all(|w| w[0] != w[1])
 }
 
 /// Per-group counts, rates and verdicts, groups in sorted order.
