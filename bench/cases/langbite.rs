@@ -92,23 +92,27 @@ fn main() {
     );
 }
 
-/// PROFILE=1: the parts of the evaluation timed one by one, on stderr.
+/// PROFILE=1: the parts of the evaluation timed one by one, on stderr, called as
+/// `summary::evaluate` calls them.
 fn profile(sc: &scenario::Scenario, records: &[evenhand::record::Record]) {
     use evenhand::langbite::{community, crosslang, evaluate, outcome};
     let t = Instant::now();
     let _ = evaluate::compat_from_records(sc, records);
     eprintln!("compat {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let (ev, _) = outcome::evaluate(sc, records, &evenhand::crosslingual::lexicon::Lexicon::builtin());
+    let (ev, _, at) = outcome::evaluate_indexed(sc, records, &evenhand::crosslingual::lexicon::Lexicon::builtin());
     eprintln!("outcome {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let _ = outcome::groups(sc, records, &ev, 0.95);
+    let judged = outcome::judged_records(records, &ev, Some(&at));
+    eprintln!("records of evaluations {:.3} s", t.elapsed().as_secs_f64());
+    let t = Instant::now();
+    let _ = outcome::groups_of(sc, &judged, &ev, 0.95);
     eprintln!("groups {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let _ = community::analyse(records, &ev, 1);
+    let _ = community::analyse_of(&judged, &ev, 1);
     eprintln!("community {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let _ = crosslang::compare(records, &ev);
+    let _ = crosslang::compare_of(&judged, &ev);
     eprintln!("crosslang {:.3} s", t.elapsed().as_secs_f64());
 }
 

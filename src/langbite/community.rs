@@ -106,7 +106,7 @@ pub fn analyse(records: &[Record], evals: &[Evaluation], seed: u64) -> Communiti
 }
 
 /// [`analyse`] with the record of each evaluation given ([`super::outcome::judged_records`]).
-pub(crate) fn analyse_of(judged: &[Option<&Record>], evals: &[Evaluation], seed: u64) -> Communities {
+pub fn analyse_of(judged: &[Option<&Record>], evals: &[Evaluation], seed: u64) -> Communities {
     // group -> block -> community -> value (1/0 for pass/fail, the number for numeric).
     // Gathered in hash maps under borrowed keys; sorted once below.
     let mut gathered: FastMap<GroupKey, FastMap<BlockKey, Block>> = fasthash::map();

@@ -56,7 +56,7 @@ pub fn compare(records: &[Record], evals: &[Evaluation]) -> CrossLanguage {
 }
 
 /// [`compare`] with the record of each evaluation given ([`super::outcome::judged_records`]).
-pub(crate) fn compare_of(judged: &[Option<&Record>], evals: &[Evaluation]) -> CrossLanguage {
+pub fn compare_of(judged: &[Option<&Record>], evals: &[Evaluation]) -> CrossLanguage {
     // (provider, model, concern, template) -> language -> (passed, judged), tallied under keys
     // borrowed from the records and sorted once: the order of a sorted map of owned keys.
     let mut tally: FastMap<[&str; 4], BTreeMap<&str, (u64, u64)>> = fasthash::map();

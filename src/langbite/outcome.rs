@@ -69,7 +69,7 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
 
 /// [`evaluate`], with the index in `records` of each evaluation's record (for
 /// [`judged_records`]).
-pub(crate) fn evaluate_indexed(
+pub fn evaluate_indexed(
     scenario: &Scenario,
     records: &[Record],
     lexicon: &Lexicon,
@@ -212,7 +212,7 @@ pub(crate) fn records_by_id(records: &[Record]) -> FastMap<&str, &Record> {
 /// without a lookup per evaluation when no two records share an id, which is checked here on
 /// hashes alone (a lookup compares whole ids, slow byte by byte in wasm); any doubt, such as
 /// two ids with one hash, takes the lookups.
-pub(crate) fn judged_records<'a>(
+pub fn judged_records<'a>(
     records: &'a [Record],
     evals: &[Evaluation],
     at: Option<&[usize]>,
@@ -233,7 +233,7 @@ pub fn groups(scenario: &Scenario, records: &[Record], evals: &[Evaluation], con
 }
 
 /// [`groups`] with the record of each evaluation given ([`judged_records`]).
-pub(crate) fn groups_of(
+pub fn groups_of(
     scenario: &Scenario,
     judged: &[Option<&Record>],
     evals: &[Evaluation],
