@@ -156,15 +156,17 @@ pub fn evaluate_indexed(
         let min = raw.iter().copied().fold(f64::INFINITY, f64::min) * scale;
         let allowed = delta * 100.0;
         let pass = max - min <= allowed + 1e-9;
+        // One reason for the whole group, formatted once (number formatting is slow in wasm).
+        let reason = format!(
+            "spread {:.4} points over {} values, allowed {allowed}{}",
+            max - min,
+            raw.len(),
+            if zero_one { " (0-1 answers scaled to 0-100)" } else { "" }
+        );
         for &i in members {
             out[i].value = out[i].value.map(|v| v * scale);
             out[i].outcome = if pass { Outcome::Passed } else { Outcome::Failed };
-            out[i].reason = format!(
-                "spread {:.4} points over {} values, allowed {allowed}{}",
-                max - min,
-                raw.len(),
-                if zero_one { " (0-1 answers scaled to 0-100)" } else { "" }
-            );
+            out[i].reason.clone_from(&reason);
         }
     }
     (out, problems, at)
