@@ -36,6 +36,11 @@ if "seconds" not in w:
 else:
     diff = max(abs(a - b) for ra, rb in zip(o["sample"], w["sample"]) for a, b in zip(ra, rb))
     print(f'{os.environ["LABEL"]:<28} {o["seconds"]:12.4f} {w["seconds"]:12.4f} {w["seconds"] / o["seconds"]:7.2f}x max|diff|={diff:.1e}')
+    # Where the time went and the memory, when the case reports them (bench/cases/langbite.rs does).
+    for side, r, mem in (("native", o, "peak_rss_mb"), ("Chromium", w, "wasm_memory_mb")):
+        if "load_seconds" in r:
+            print(f'  {side:<9} read {r["load_seconds"]:.3f} s + evaluate {r["evaluate_seconds"]:.3f} s,'
+                  f' {r.get("records_per_second", 0):,.0f} records/s, {mem} {r.get(mem) or 0:.0f}')
 PY
   fi
   for py in bench/cases/"$name"_*.py; do

@@ -7,6 +7,7 @@ pub mod bundle;
 pub mod crosslingual;
 pub mod demo;
 pub mod divergence;
+pub mod fasthash;
 pub mod formats;
 pub mod langbite;
 pub mod oracle;

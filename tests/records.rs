@@ -165,6 +165,35 @@ fn duplicate_ids_are_warned_about() {
 }
 
 #[test]
+fn repeated_ids_are_warned_about_in_line_order_after_the_rows_own_warnings() {
+    // Line 4 is ragged and repeats x; line 5 repeats x again; line 6 is ragged only.
+    let csv = b"record_id,response\nx,a\ny,b\nx,c,extra\nx,d\nz,e,extra\n";
+    let loaded = formats::load("d.csv", csv, None).unwrap();
+    let got: Vec<(Option<u64>, &str)> = loaded.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (Some(4), "expected 2 columns as in the header, found 3"),
+            (Some(4), "duplicate record_id \"x\" (first at line 2)"),
+            (Some(5), "duplicate record_id \"x\" (first at line 2)"),
+            (Some(6), "expected 2 columns as in the header, found 3"),
+        ]
+    );
+    assert_eq!(loaded.warnings[1].field.as_deref(), Some("record_id"));
+    let json = br#"[{"record_id": "a", "response": "1"}, {"record_id": "b", "response": "2"}, {"record_id": "a", "response": "3"}]"#;
+    let loaded = formats::load("d.json", json, None).unwrap();
+    let got: Vec<(Option<u64>, &str)> = loaded.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+    assert_eq!(got, [(Some(3), "duplicate record_id \"a\" (first at record 1)")]);
+    let distinct = formats::load(
+        "d.jsonl",
+        b"{\"record_id\": \"a\", \"response\": \"1\"}\n{\"record_id\": \"b\", \"response\": \"2\"}\n",
+        None,
+    )
+    .unwrap();
+    assert!(distinct.warnings.is_empty(), "{:?}", distinct.warnings);
+}
+
+#[test]
 fn the_readme_documents_every_column() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     for f in FIELDS {

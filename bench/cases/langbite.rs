@@ -5,8 +5,9 @@
 //! what the page does with a run's records: read the record table (CSV) and evaluate it in
 //! default mode (every oracle, group pass rates with intervals, community tests with 999
 //! permutations). Writes the records to bench/out/langbite_records.csv for bench/web/langbite.mjs.
-//! Prints JSON: seconds (reading + evaluating; each also alone), records per second, the expansion time, peak memory, and a sample of
-//! counts that the browser run must reproduce exactly.
+//! Prints JSON: seconds (reading + evaluating; each also alone, in wall and in CPU time),
+//! records per second, the expansion time, peak memory, and a sample of counts that the
+//! browser run must reproduce exactly.
 //! bench-size: 100000
 
 use evenhand::langbite::summary::{Mode, evaluate};
@@ -58,13 +59,20 @@ fn main() {
     std::fs::write("bench/out/langbite_scenario.json", &scenario_text).expect("write scenario");
     drop(records);
 
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), cpu_seconds());
     let loaded = evenhand::formats::load("records.csv", csv.as_bytes(), None).expect("records");
-    let load_seconds = start.elapsed().as_secs_f64();
+    let (load_seconds, cpu_loaded) = (start.elapsed().as_secs_f64(), cpu_seconds());
     let s = evaluate(&sc, &loaded.records, Mode::Default, 1, 0.95);
-    let seconds = start.elapsed().as_secs_f64();
+    let (seconds, cpu_done) = (start.elapsed().as_secs_f64(), cpu_seconds());
     if std::env::var("PROFILE").is_ok() {
         profile(&sc, &loaded.records);
+    }
+    // DUMP=path: every result (the summary and every exported file) in one file, so that a
+    // change made for speed can be checked to leave all of it unchanged, not only the sample.
+    if let Ok(path) = std::env::var("DUMP") {
+        let files = evenhand::langbite::summary::files(&s, &loaded.records, "20260101000000", &serde_json::json!({}));
+        let all = serde_json::json!({"summary": s, "files": files});
+        std::fs::write(&path, serde_json::to_string_pretty(&all).expect("summary JSON")).expect("write dump");
     }
     println!(
         "{}",
@@ -74,6 +82,8 @@ fn main() {
             "records_per_second": loaded.records.len() as f64 / seconds,
             "load_seconds": load_seconds,
             "evaluate_seconds": seconds - load_seconds,
+            "load_cpu_seconds": cpu_loaded.zip(cpu_start).map(|(b, a)| b - a),
+            "evaluate_cpu_seconds": cpu_done.zip(cpu_loaded).map(|(b, a)| b - a),
             "expand_seconds": expand_seconds,
             "instances": exp.instances.len(),
             "peak_rss_mb": peak_rss_mb(),
@@ -82,23 +92,27 @@ fn main() {
     );
 }
 
-/// PROFILE=1: the parts of the evaluation timed one by one, on stderr.
+/// PROFILE=1: the parts of the evaluation timed one by one, on stderr, called as
+/// `summary::evaluate` calls them.
 fn profile(sc: &scenario::Scenario, records: &[evenhand::record::Record]) {
     use evenhand::langbite::{community, crosslang, evaluate, outcome};
     let t = Instant::now();
     let _ = evaluate::compat_from_records(sc, records);
     eprintln!("compat {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let (ev, _) = outcome::evaluate(sc, records, &evenhand::crosslingual::lexicon::Lexicon::builtin());
+    let (ev, _, at) = outcome::evaluate_indexed(sc, records, &evenhand::crosslingual::lexicon::Lexicon::builtin());
     eprintln!("outcome {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let _ = outcome::groups(sc, records, &ev, 0.95);
+    let judged = outcome::judged_records(records, &ev, Some(&at));
+    eprintln!("records of evaluations {:.3} s", t.elapsed().as_secs_f64());
+    let t = Instant::now();
+    let _ = outcome::groups_of(sc, &judged, &ev, 0.95);
     eprintln!("groups {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let _ = community::analyse(records, &ev, 1);
+    let _ = community::analyse_of(&judged, &ev, 1);
     eprintln!("community {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let _ = crosslang::compare(records, &ev);
+    let _ = crosslang::compare_of(&judged, &ev);
     eprintln!("crosslang {:.3} s", t.elapsed().as_secs_f64());
 }
 
@@ -110,6 +124,14 @@ fn restricted(example: &str) -> String {
         r["languages"] = serde_json::json!(["en_us", "es_es"]);
     }
     v.to_string()
+}
+
+/// Time this thread has run on a CPU (Linux: /proc/thread-self/schedstat, in ns); null
+/// elsewhere. On a machine shared with other work, wall time also counts the waits for a
+/// core, so the CPU time is the steadier figure for comparing two builds.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(stat.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
 }
 
 /// Peak resident memory of this process (Linux: VmHWM), in MB; null elsewhere.

@@ -1,6 +1,9 @@
 // The browser half of bench/cases/langbite.rs: the same records (written by the native case to
 // bench/out/langbite_records.csv) read and evaluated through the page's wasm, in default mode.
-import init, { langbite_evaluate } from "../../www/pkg/evenhand.js";
+// ?pkg=DIR loads another build of the module (e.g. one with function names kept, for
+// bench/web/profile.mjs); the page's own build by default.
+const pkg = new URLSearchParams(location.search).get("pkg") ?? "../../www/pkg";
+const { default: init, langbite_evaluate } = await import(`${pkg}/evenhand.js`);
 
 const out = document.getElementById("out");
 try {

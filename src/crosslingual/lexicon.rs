@@ -45,9 +45,15 @@ pub struct Hit {
 
 pub fn normalise(text: &str, fold_accents: bool) -> String {
     let mut out = String::with_capacity(text.len());
-    let lowered: String = text.nfkc().flat_map(char::to_lowercase).collect();
-    let folded: String =
-        if fold_accents { lowered.nfd().filter(|c| !is_combining_mark(*c)).nfc().collect() } else { lowered };
+    // ASCII is unchanged by every Unicode normal form and has no combining marks, and its
+    // lower case is the ASCII one: skipping the three passes gives the same text, several
+    // times faster (most responses are ASCII, and every judged answer comes through here).
+    let folded: String = if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        let lowered: String = text.nfkc().flat_map(char::to_lowercase).collect();
+        if fold_accents { lowered.nfd().filter(|c| !is_combining_mark(*c)).nfc().collect() } else { lowered }
+    };
     let mut space = false;
     for c in folded.chars() {
         let c = match c {
@@ -65,6 +71,19 @@ pub fn normalise(text: &str, fold_accents: bool) -> String {
         out.push(c);
     }
     out
+}
+
+/// `hay.contains(needle)`, by the plain scan: `str::contains` prepares a two-way searcher for
+/// every needle, which for a short answer checked against a few dozen phrases cost more than
+/// the search itself (most phrases are longer than the answer and are ruled out at once).
+fn contains(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else { return true };
+    if n.len() > h.len() {
+        return false;
+    }
+    // Matching bytes of valid UTF-8 is matching characters: a needle cannot start mid-character.
+    (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i..i + n.len()] == n)
 }
 
 impl Lexicon {
@@ -105,7 +124,7 @@ impl Lexicon {
         for l in order {
             let Some((fold, phrases)) = self.languages.get(l) else { continue };
             let norm = normalise(text, *fold);
-            if let Some(p) = phrases.iter().find(|p| norm.contains(p.as_str())) {
+            if let Some(p) = phrases.iter().find(|p| contains(&norm, p)) {
                 return Some(Hit { language: l.to_string(), phrase: p.clone() });
             }
         }
@@ -114,5 +133,37 @@ impl Lexicon {
 
     pub fn phrases(&self, language: &str) -> &[String] {
         self.languages.get(language).map_or(&[], |(_, p)| p.as_slice())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plain_scan_agrees_with_str_contains() {
+        let hays = ["", "no", "i'm sorry, but i can't help", "lo siento, no puedo", "désolé", "不能回答", "aab"];
+        let needles = ["", "no", "can't help", "sorry,", "puedo", "solé", "回答", "ab", "aab", "aaab", "é"];
+        for h in hays {
+            for n in needles {
+                assert_eq!(contains(h, n), h.contains(n), "{h:?} contains {n:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_text_normalises_as_the_unicode_path_does() {
+        // The ASCII fast path must give what NFKC + lower case (+ accent folding) gives.
+        let slow = |t: &str, fold: bool| {
+            let lowered: String = t.nfkc().flat_map(char::to_lowercase).collect();
+            let folded: String =
+                if fold { lowered.nfd().filter(|c| !is_combining_mark(*c)).nfc().collect() } else { lowered };
+            normalise(&folded, false)
+        };
+        for t in ["  I'm SORRY,\n\tbut I can't  help. ", "No.", "", "A`B ~ {x}"] {
+            for fold in [false, true] {
+                assert_eq!(normalise(t, fold), slow(t, fold), "{t:?}");
+            }
+        }
     }
 }

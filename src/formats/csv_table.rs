@@ -113,14 +113,19 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
     let has = |name: &str| columns.iter().any(|(f, _)| f.name == name);
 
     let mut loaded = Loaded::new(file, "csv");
-    for (n, result) in rdr.records().enumerate() {
-        let row = match result {
-            Ok(row) => row,
+    // One row buffer for the whole file, where the records() iterator copies each row out
+    // into a new one; `n` counts bad rows too, as that iterator's enumerate() did.
+    let mut row = csv::StringRecord::new();
+    for n in 0.. {
+        match rdr.read_record(&mut row) {
+            Ok(true) => {}
+            Ok(false) => break,
             Err(e) => {
+                // The reader has moved past the bad row.
                 loaded.errors.push(csv_problem(file, &e));
                 continue;
             }
-        };
+        }
         let line = row.position().map(|p| p.line()).unwrap_or(n as u64 + 2);
         if row.iter().all(|c| c.trim().is_empty()) {
             continue;
@@ -164,7 +169,7 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         row::complete(&mut rec, n + 1, &has);
         loaded.push(rec, line);
     }
-    Ok(loaded)
+    Ok(loaded.finish())
 }
 
 fn check_mapping(file: &str, mapping: &ColumnMapping, headers: &[String]) -> Result<ColumnMapping, LoadError> {

@@ -79,7 +79,7 @@ pub fn read_jsonl(file: &str, text: &str) -> Loaded {
             ),
         }
     }
-    loaded
+    loaded.finish()
 }
 
 pub fn read_json(file: &str, text: &str) -> Result<Loaded, LoadError> {
@@ -122,7 +122,7 @@ pub fn read_json(file: &str, text: &str) -> Result<Loaded, LoadError> {
             )),
         }
     }
-    Ok(loaded)
+    Ok(loaded.finish())
 }
 
 fn kind_of(v: &Value) -> &'static str {

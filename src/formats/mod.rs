@@ -12,7 +12,6 @@ pub use problem::Problem;
 
 use crate::record::Record;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// The good rows of a file, and the bad ones listed (a bad row never loses the good ones).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -24,8 +23,9 @@ pub struct Loaded {
     pub errors: Vec<Problem>,
     /// Loaded, but worth a look (ragged rows, duplicate ids).
     pub warnings: Vec<Problem>,
+    /// The line (or record number) each record came from, until [`Loaded::finish`].
     #[serde(skip)]
-    seen: HashMap<String, u64>,
+    lines: Vec<u64>,
 }
 
 impl Loaded {
@@ -34,17 +34,50 @@ impl Loaded {
     }
 
     fn push(&mut self, rec: Record, line: u64) {
-        if let Some(first) = self.seen.get(&rec.record_id) {
-            let what = if self.format == "json" { "record" } else { "line" };
-            self.warnings.push(
-                Problem::new(&self.file, format!("duplicate record_id {:?} (first at {what} {first})", rec.record_id))
+        self.lines.push(line);
+        self.records.push(rec);
+    }
+
+    /// Warns of every record whose id an earlier one has, once all rows are in. Looking each id
+    /// up as it came cost a hash and a whole-id comparison per row (slow byte by byte in wasm);
+    /// distinct hashes prove the ids distinct, so the lookups run only when some hashes agree.
+    /// The warnings come out as they did when checked row by row: in line order, after the
+    /// row's other warnings.
+    fn finish(mut self) -> Loaded {
+        let lines = std::mem::take(&mut self.lines);
+        if crate::fasthash::surely_distinct(self.records.iter().map(|r| r.record_id.as_str())) {
+            return self;
+        }
+        let what = if self.format == "json" { "record" } else { "line" };
+        let mut first_at: crate::fasthash::FastMap<&str, u64> = crate::fasthash::map();
+        let mut repeats = vec![];
+        for (rec, &line) in self.records.iter().zip(&lines) {
+            match first_at.get(rec.record_id.as_str()) {
+                Some(first) => repeats.push(
+                    Problem::new(
+                        &self.file,
+                        format!("duplicate record_id {:?} (first at {what} {first})", rec.record_id),
+                    )
                     .at_line(line)
                     .in_field("record_id"),
-            );
-        } else {
-            self.seen.insert(rec.record_id.clone(), line);
+                ),
+                None => {
+                    first_at.insert(rec.record_id.as_str(), line);
+                }
+            }
         }
-        self.records.push(rec);
+        // Both lists are in line order; on one line the row's own warnings came first.
+        let mut merged = Vec::with_capacity(self.warnings.len() + repeats.len());
+        let mut repeats = repeats.into_iter().peekable();
+        for w in std::mem::take(&mut self.warnings) {
+            while let Some(r) = repeats.next_if(|r| r.line < w.line) {
+                merged.push(r);
+            }
+            merged.push(w);
+        }
+        merged.extend(repeats);
+        self.warnings = merged;
+        self
     }
 }
 

@@ -102,6 +102,14 @@ pub fn set_field(rec: &mut Record, field: &Field, cell: Cell) -> Result<(), Fiel
         "language" => rec.language = text(),
         "concern" => rec.concern = text(),
         "communities" => {
+            // Usually a flat object of strings: read straight into the map, without a JSON value
+            // in between. Anything else goes the general way, which says what is wrong.
+            if let Cell::Text(t) = cell
+                && let Ok(map) = serde_json::from_str(t)
+            {
+                rec.communities = map;
+                return Ok(());
+            }
             rec.communities = match json(field, cell)? {
                 None => Default::default(),
                 Some(Value::Object(map)) => map

@@ -76,16 +76,32 @@ pub fn core_answer(response: &str) -> String {
 
 /// Whether `value` is the start of the core answer, as a whole word (literal, folded).
 pub fn starts_with_value(core: &str, value: &str) -> bool {
-    let want = normalise(value);
-    let want = want.trim_end();
+    starts_with_folded(core, &fold_prefix(value))
+}
+
+/// `value` folded as [`starts_with_value`] compares it.
+pub(crate) fn fold_prefix(value: &str) -> String {
+    normalise(value).trim_end().to_string()
+}
+
+/// [`starts_with_value`] with the value folded already ([`fold_prefix`]).
+pub(crate) fn starts_with_folded(core: &str, want: &str) -> bool {
     !want.is_empty() && core.starts_with(want) && !core[want.len()..].starts_with(char::is_alphanumeric)
 }
 
 /// Whether `value` occurs anywhere in the response as a whole word or phrase (folded).
 pub fn includes_value(response: &str, value: &str) -> bool {
-    let hay = normalise(response);
-    let want = normalise(value);
-    let want = want.trim();
+    includes_folded(&normalise(response), &fold_phrase(value))
+}
+
+/// `value` folded as [`includes_value`] looks for it.
+pub(crate) fn fold_phrase(value: &str) -> String {
+    normalise(value).trim().to_string()
+}
+
+/// [`includes_value`] with the response folded ([`normalise`]) and the value folded
+/// ([`fold_phrase`]) already.
+pub(crate) fn includes_folded(hay: &str, want: &str) -> bool {
     if want.is_empty() {
         return false;
     }

@@ -27,6 +27,7 @@
 //! permutation p-value of the evaluation, and the family size is reported with them.
 
 use super::outcome::{Evaluation, Outcome};
+use crate::fasthash::{self, FastMap};
 use crate::record::Record;
 use crate::rng::rng_for;
 use crate::stats::correction::{benjamini_hochberg, holm};
@@ -35,7 +36,7 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const DRAWS: usize = 999;
 
@@ -94,29 +95,46 @@ fn first_community(r: &Record) -> Option<&String> {
 
 /// Community -> value in one block (one template for one model and sample).
 type Block = BTreeMap<String, f64>;
-/// (provider, model, concern, language, "categorical" or "numeric").
-type GroupKey = (String, String, String, String, &'static str);
+/// (provider, model, concern, language, "categorical" or "numeric"), borrowed from the records.
+type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'static str);
+/// (template id, sample, requirement): one block, borrowed from the records.
+type BlockKey<'a> = (&'a str, u32, &'a str);
 
 /// The analysis over `evals` (default mode) of `records`.
 pub fn analyse(records: &[Record], evals: &[Evaluation], seed: u64) -> Communities {
-    let by_id: HashMap<&str, &Record> = records.iter().map(|r| (r.record_id.as_str(), r)).collect();
+    analyse_of(&super::outcome::judged_records(records, evals, None), evals, seed)
+}
+
+/// [`analyse`] with the record of each evaluation given ([`super::outcome::judged_records`]).
+pub fn analyse_of(judged: &[Option<&Record>], evals: &[Evaluation], seed: u64) -> Communities {
     // group -> block -> community -> value (1/0 for pass/fail, the number for numeric).
-    let mut groups: BTreeMap<GroupKey, BTreeMap<String, Block>> = BTreeMap::new();
-    for e in evals.iter().filter(|e| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
-        let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
+    // Gathered in hash maps under borrowed keys; sorted once below.
+    let mut gathered: FastMap<GroupKey, FastMap<BlockKey, Block>> = fasthash::map();
+    for (e, r) in evals.iter().zip(judged).filter(|(e, _)| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
+        let Some(r) = r else { continue };
         let Some(community) = first_community(r) else { continue };
         let numeric = e.operation == super::oracle::Operation::AllSameValue;
         let value = if numeric { e.value } else { Some(f64::from(u8::from(e.outcome == Outcome::Passed))) };
         let Some(value) = value else { continue };
         let kind = if numeric { "numeric" } else { "categorical" };
-        let key = (r.provider.clone(), r.model.clone(), r.concern.clone(), r.language.clone(), kind);
-        let block =
-            format!("{}\u{1f}{}\u{1f}{}", r.template_id, r.sample_index, r.extra.get("requirement").map_or("", |s| s));
+        let key = (r.provider.as_str(), r.model.as_str(), r.concern.as_str(), r.language.as_str(), kind);
+        let block = (r.template_id.as_str(), r.sample_index, r.extra.get("requirement").map_or("", String::as_str));
         // Several instances of one block may share a first community (two placeholders): average them.
-        let cell = groups.entry(key).or_default().entry(block).or_default();
+        let cell = gathered.entry(key).or_default().entry(block).or_default();
         let slot = cell.entry(community.clone()).or_insert(f64::NAN);
         *slot = if slot.is_nan() { value } else { (*slot + value) / 2.0 };
     }
+    // Groups in key order, and each group's blocks in the order of their text keys: the
+    // permutation and bootstrap draws walk the blocks in this order, so it fixes the p-values.
+    let mut groups: Vec<(GroupKey, FastMap<BlockKey, Block>)> = gathered.into_iter().collect();
+    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let groups = groups.into_iter().map(|((provider, model, concern, language, kind), blocks)| {
+        let blocks: BTreeMap<String, Block> = blocks
+            .into_iter()
+            .map(|((template, sample, requirement), b)| (format!("{template}\u{1f}{sample}\u{1f}{requirement}"), b))
+            .collect();
+        ((provider.to_string(), model.to_string(), concern.to_string(), language.to_string(), kind), blocks)
+    });
     let mut out = vec![];
     for ((provider, model, concern, language, kind), blocks) in groups {
         let communities: BTreeSet<String> = blocks.values().flat_map(|b| b.keys().cloned()).collect();

@@ -11,11 +11,12 @@
 //! language-pair tests of this evaluation).
 
 use super::outcome::{Evaluation, Outcome};
+use crate::fasthash::{self, FastMap};
 use crate::record::Record;
 use crate::stats::correction::{benjamini_hochberg, holm};
 use crate::stats::mcnemar::{Convention, Method, Table, mcnemar};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LanguagePair {
@@ -51,36 +52,43 @@ pub struct TemplateRates {
 }
 
 pub fn compare(records: &[Record], evals: &[Evaluation]) -> CrossLanguage {
-    let by_id: HashMap<&str, &Record> = records.iter().map(|r| (r.record_id.as_str(), r)).collect();
-    // (provider, model, concern, template) -> language -> (passed, judged)
-    let mut tally: BTreeMap<[String; 4], BTreeMap<String, (u64, u64)>> = BTreeMap::new();
-    for e in evals.iter().filter(|e| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
-        let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
-        let key = [r.provider.clone(), r.model.clone(), r.concern.clone(), r.template_id.clone()];
-        let cell = tally.entry(key).or_default().entry(r.language.clone()).or_default();
+    compare_of(&super::outcome::judged_records(records, evals, None), evals)
+}
+
+/// [`compare`] with the record of each evaluation given ([`super::outcome::judged_records`]).
+pub fn compare_of(judged: &[Option<&Record>], evals: &[Evaluation]) -> CrossLanguage {
+    // (provider, model, concern, template) -> language -> (passed, judged), tallied under keys
+    // borrowed from the records and sorted once: the order of a sorted map of owned keys.
+    let mut tally: FastMap<[&str; 4], BTreeMap<&str, (u64, u64)>> = fasthash::map();
+    for (e, r) in evals.iter().zip(judged).filter(|(e, _)| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
+        let Some(r) = r else { continue };
+        let key = [r.provider.as_str(), r.model.as_str(), r.concern.as_str(), r.template_id.as_str()];
+        let cell = tally.entry(key).or_default().entry(r.language.as_str()).or_default();
         cell.1 += 1;
         if e.outcome == Outcome::Passed {
             cell.0 += 1;
         }
     }
+    let mut tally: Vec<_> = tally.into_iter().collect();
+    tally.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let rates: Vec<TemplateRates> = tally
         .iter()
         .filter(|(_, langs)| langs.len() >= 2)
         .map(|([provider, model, concern, template_id], langs)| TemplateRates {
-            provider: provider.clone(),
-            model: model.clone(),
-            concern: concern.clone(),
-            template_id: template_id.clone(),
-            rates: langs.iter().map(|(l, (p, n))| (l.clone(), *p as f64 / *n as f64)).collect(),
+            provider: provider.to_string(),
+            model: model.to_string(),
+            concern: concern.to_string(),
+            template_id: template_id.to_string(),
+            rates: langs.iter().map(|(l, (p, n))| (l.to_string(), *p as f64 / *n as f64)).collect(),
         })
         .collect();
     // (provider, model, concern, a, b) -> table
-    let mut tables: BTreeMap<[String; 5], Table> = BTreeMap::new();
+    let mut tables: BTreeMap<[&str; 5], Table> = BTreeMap::new();
     for t in &rates {
         let langs: Vec<(&String, &f64)> = t.rates.iter().collect();
         for (i, (a, ra)) in langs.iter().enumerate() {
             for (b, rb) in &langs[i + 1..] {
-                let key = [t.provider.clone(), t.model.clone(), t.concern.clone(), (*a).clone(), (*b).clone()];
+                let key = [t.provider.as_str(), t.model.as_str(), t.concern.as_str(), a.as_str(), b.as_str()];
                 let table = tables.entry(key).or_insert(Table { n00: 0, n01: 0, n10: 0, n11: 0 });
                 match (**ra >= 0.5, **rb >= 0.5) {
                     (false, false) => table.n00 += 1,
@@ -93,7 +101,8 @@ pub fn compare(records: &[Record], evals: &[Evaluation]) -> CrossLanguage {
     }
     let mut pairs: Vec<LanguagePair> = tables
         .into_iter()
-        .map(|([provider, model, concern, language_a, language_b], t)| {
+        .map(|(key, t)| {
+            let [provider, model, concern, language_a, language_b] = key.map(str::to_string);
             let m = mcnemar(&t, Method::Exact, Convention::Statsmodels);
             LanguagePair {
                 provider,

@@ -10,10 +10,11 @@ use super::library::Library;
 use super::oracle::{CompatVerdict, OracleCache, OracleSpec, compat_verdict, compat_verdict_with};
 use super::reports::{self, EVALUATIONS_HEADER, GLOBAL_HEADER, RESPONSES_HEADER, Table};
 use super::scenario::Scenario;
+use crate::fasthash::{self, FastMap};
 use crate::formats::Problem;
 use crate::record::{Record, Status};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// One template's verdict for one model (and sample).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,35 +51,35 @@ fn delta_for(scenario: &Scenario, concern: &str) -> f64 {
 }
 
 /// (provider, model, requirement, language, template id, sample): one template verdict each.
-type GroupKey = (String, String, String, String, String, u32);
+/// Borrowed from the records, since every record is grouped.
+type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str, u32);
 
 /// Compatibility verdicts for records planned by [`super::plan`] (with `extra.oracle`,
 /// `extra.oracle_prediction` and `extra.template`). Records whose oracle cannot be read are
 /// reported, not judged.
 pub fn compat_from_records(scenario: &Scenario, records: &[Record]) -> (Vec<TemplateEval>, Vec<Problem>) {
     let mut problems = vec![];
-    let mut order: Vec<GroupKey> = vec![];
-    let mut groups: HashMap<GroupKey, Vec<&Record>> = HashMap::new();
+    // The groups in the order their first record comes, and where each key's group is.
+    let mut groups: Vec<Vec<&Record>> = vec![];
+    let mut index: FastMap<GroupKey, usize> = fasthash::map();
     for r in records.iter().filter(|r| r.status != Status::Pending && r.status != Status::Skipped) {
-        let requirement = r.extra.get("requirement").cloned().unwrap_or_default();
         let key = (
-            r.provider.clone(),
-            r.model.clone(),
-            requirement,
-            r.language.clone(),
-            r.template_id.clone(),
+            r.provider.as_str(),
+            r.model.as_str(),
+            r.extra.get("requirement").map_or("", String::as_str),
+            r.language.as_str(),
+            r.template_id.as_str(),
             r.sample_index,
         );
-        let entry = groups.entry(key.clone()).or_default();
-        if entry.is_empty() {
-            order.push(key);
-        }
-        entry.push(r);
+        let i = *index.entry(key).or_insert_with(|| {
+            groups.push(vec![]);
+            groups.len() - 1
+        });
+        groups[i].push(r);
     }
     let mut out = vec![];
     let mut oracles = OracleCache::default();
-    for key in order {
-        let rs = &groups[&key];
+    for rs in &groups {
         let first = rs[0];
         let matcher = match oracles.of(first) {
             Ok(m) => m,
@@ -187,7 +188,7 @@ pub fn global(scenario: &Scenario, evals: &[TemplateEval]) -> Vec<GlobalRow> {
 /// LangBiTe's three CSVs: (responses, evaluations, global_evaluation). `index` writes pandas'
 /// index column, as upstream does.
 pub fn langbite_reports(records: &[Record], evals: &[TemplateEval], rows: &[GlobalRow], index: bool) -> [String; 3] {
-    let by_id: HashMap<&str, &Record> = records.iter().map(|r| (r.record_id.as_str(), r)).collect();
+    let by_id = super::outcome::records_by_id(records);
     let mut responses = vec![];
     for e in evals {
         for id in &e.record_ids {

@@ -14,6 +14,7 @@
 //! for the extraction): Passed, Failed, Refused (a refusal, a filtered answer, or -1),
 //! Unparseable (no answer could be read) and Error (the call failed).
 
+use crate::fasthash::FastMap;
 use regex::RegexBuilder;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -91,26 +92,33 @@ impl OracleSpec {
 }
 
 /// Oracles read from records (`extra.oracle` and `extra.oracle_prediction`, as
-/// [`super::plan`] writes them), parsed and compiled once per distinct pair.
+/// [`super::plan`] writes them), parsed and compiled once per distinct pair. Keyed by oracle,
+/// then prediction, so that a lookup borrows the record's strings instead of copying them
+/// (every record is looked up, and most share a handful of oracles).
 #[derive(Debug, Default)]
-pub struct OracleCache(std::collections::HashMap<(String, String), Result<Matcher, String>>);
+pub struct OracleCache(FastMap<String, FastMap<String, Result<Matcher, String>>>);
 
 impl OracleCache {
     pub fn of(&mut self, r: &crate::record::Record) -> Result<&Matcher, String> {
         let oracle = r.extra.get("oracle").map_or("", String::as_str);
         let prediction = r.extra.get("oracle_prediction").map_or("", String::as_str);
-        self.0
-            .entry((oracle.to_string(), prediction.to_string()))
-            .or_insert_with(|| {
-                if prediction.is_empty() {
-                    return Err("expected the template's oracle in extra.oracle_prediction".into());
-                }
-                let p: Value =
-                    serde_json::from_str(prediction).map_err(|e| format!("oracle_prediction is not JSON: {e}"))?;
-                OracleSpec::parse(oracle, &p).map(Matcher::new)
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+        if !self.0.get(oracle).is_some_and(|m| m.contains_key(prediction)) {
+            let parsed = Self::parse(oracle, prediction);
+            self.0.entry(oracle.to_string()).or_default().insert(prediction.to_string(), parsed);
+        }
+        // Present: inserted just above when it was not.
+        match self.0.get(oracle).and_then(|m| m.get(prediction)) {
+            Some(m) => m.as_ref().map_err(Clone::clone),
+            None => Err("the oracle cache lost an entry".into()),
+        }
+    }
+
+    fn parse(oracle: &str, prediction: &str) -> Result<Matcher, String> {
+        if prediction.is_empty() {
+            return Err("expected the template's oracle in extra.oracle_prediction".into());
+        }
+        let p: Value = serde_json::from_str(prediction).map_err(|e| format!("oracle_prediction is not JSON: {e}"))?;
+        OracleSpec::parse(oracle, &p).map(Matcher::new)
     }
 }
 
@@ -136,7 +144,12 @@ impl CompatVerdict {
 
 /// `utils.clean_string`: strip, `\n` to a space (not `\r`), lower case.
 pub fn clean_string(text: &str) -> String {
-    text.trim().replace('\n', " ").to_lowercase()
+    let text = text.trim();
+    if text.is_ascii() {
+        // The same in one pass and one allocation (every response is cleaned, in both modes).
+        return text.bytes().map(|b| if b == b'\n' { ' ' } else { char::from(b.to_ascii_lowercase()) }).collect();
+    }
+    text.replace('\n', " ").to_lowercase()
 }
 
 /// `Oracle.responseMatchesValue`: the cleaned response begins with the cleaned value as a
@@ -154,17 +167,24 @@ fn compile(value: &str) -> Result<regex::Regex, String> {
         .map_err(|e| format!("re.error in expected value {value:?}: {e}"))
 }
 
-/// An oracle with its expected values compiled once, for judging many templates.
+/// An oracle with its expected values compiled once, for judging many templates, and folded
+/// once for default mode (which would otherwise fold them again for every record).
 #[derive(Debug, Clone)]
 pub struct Matcher {
     pub spec: OracleSpec,
     patterns: Result<Vec<regex::Regex>, String>,
+    /// The expected values as [`super::answer::starts_with_value`] compares them.
+    pub(crate) prefixes: Vec<String>,
+    /// The expected values as [`super::answer::includes_value`] looks for them.
+    pub(crate) phrases: Vec<String>,
 }
 
 impl Matcher {
     pub fn new(spec: OracleSpec) -> Matcher {
         let patterns = spec.expected.iter().map(|v| compile(v)).collect();
-        Matcher { spec, patterns }
+        let prefixes = spec.expected.iter().map(|v| super::answer::fold_prefix(v)).collect();
+        let phrases = spec.expected.iter().map(|v| super::answer::fold_phrase(v)).collect();
+        Matcher { spec, patterns, prefixes, phrases }
     }
 
     /// M(r): any expected value matches the cleaned response.
@@ -189,13 +209,14 @@ pub fn compat_verdict_with(matcher: &Matcher, responses: &[Option<&str>], delta:
         // Upstream evaluates after executing every instance; a failed call raised before.
         return CompatVerdict::Error(format!("instance {i}: the call failed"));
     }
-    let cleaned: Vec<String> = responses.iter().flatten().map(|r| clean_string(r)).collect();
+    // Cleaned as they are needed: `equal` and its kin read only the first instance.
+    let mut cleaned = responses.iter().flatten().map(|r| clean_string(r));
     let m = |r: &str| matcher.matches(r);
     match spec.operation {
         Operation::AllEqualExpected => {
             // all() short-circuits on the first failure, as upstream's loop does.
-            for r in &cleaned {
-                match m(r) {
+            for r in cleaned {
+                match m(&r) {
                     Ok(true) => {}
                     Ok(false) => return CompatVerdict::Failed,
                     Err(e) => return CompatVerdict::Error(e),
@@ -204,18 +225,19 @@ pub fn compat_verdict_with(matcher: &Matcher, responses: &[Option<&str>], delta:
             CompatVerdict::Passed
         }
         Operation::Equal | Operation::Different | Operation::NotIncludesAny => {
-            let Some(first) = cleaned.first() else {
+            let Some(first) = cleaned.next() else {
                 return CompatVerdict::Error("list index out of range".into());
             };
-            match m(first) {
+            match m(&first) {
                 Ok(hit) => pass_if(if spec.operation == Operation::Equal { hit } else { !hit }),
                 Err(e) => CompatVerdict::Error(e),
             }
         }
         Operation::AllSameValue => {
             let mut values = vec![];
-            for r in &cleaned {
-                match compat_value(r, &spec.key.to_lowercase()) {
+            let key = spec.key.to_lowercase();
+            for r in cleaned {
+                match compat_value(&r, &key) {
                     Ok(v) => values.push(v),
                     Err(e) => return CompatVerdict::Error(e),
                 }
@@ -291,6 +313,14 @@ mod tests {
         assert_eq!(compat_matches("sí, claro", "sí"), Ok(true));
         assert_eq!(compat_matches("maybe", "may.e"), Ok(true), "a value acts as a pattern");
         assert!(compat_matches("a(b", "a(b").unwrap_err().contains("re.error"));
+    }
+
+    #[test]
+    fn cleaning_is_upstreams_for_ascii_and_beyond() {
+        let upstream = |t: &str| t.trim().replace('\n', " ").to_lowercase();
+        for t in ["  No,\nNEVER.\r\n ", "", "\n\n", "Yes\tand\nno", "  ¡SÍ!\nΣΑΣ ", "ÉCOLE\n"] {
+            assert_eq!(clean_string(t), upstream(t), "{t:?}");
+        }
     }
 
     #[test]

@@ -20,15 +20,16 @@
 //! verdict is three-valued: pass when the whole interval is at or above the tolerance, fail
 //! when it is below, inconclusive otherwise; LangBiTe's point-estimate verdict is given beside.
 
-use super::answer::{core_answer, includes_value, number, starts_with_value};
+use super::answer::{core_answer, includes_folded, number, starts_with_folded};
 use super::oracle::{Operation, OracleCache};
 use super::scenario::Scenario;
 use crate::crosslingual::lexicon::Lexicon;
+use crate::fasthash::{self, FastMap};
 use crate::formats::Problem;
 use crate::record::{Record, Status};
 use crate::stats::proportion::{Proportion, wilson};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 pub enum Outcome {
@@ -38,6 +39,10 @@ pub enum Outcome {
     Unparseable,
     Error,
 }
+
+/// Every outcome, in declaration order (`outcome as usize` indexes this).
+const OUTCOMES: [Outcome; 5] =
+    [Outcome::Passed, Outcome::Failed, Outcome::Refused, Outcome::Unparseable, Outcome::Error];
 
 /// One record judged, joinable to the record table by `record_id`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -52,26 +57,40 @@ pub struct Evaluation {
     pub reason: String,
 }
 
-/// (provider, model, requirement, language, template id, sample): one number oracle's instances.
-type GroupKey = (String, String, String, String, String, u32);
+/// (provider, model, requirement, language, template id, sample): one number oracle's
+/// instances. Borrowed from the records: built for every numeric record.
+type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str, u32);
 
 /// Judges every answered or failed record. Records whose oracle cannot be read are reported.
 pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (Vec<Evaluation>, Vec<Problem>) {
+    let (evals, problems, _) = evaluate_indexed(scenario, records, lexicon);
+    (evals, problems)
+}
+
+/// [`evaluate`], with the index in `records` of each evaluation's record (for
+/// [`judged_records`]).
+pub fn evaluate_indexed(
+    scenario: &Scenario,
+    records: &[Record],
+    lexicon: &Lexicon,
+) -> (Vec<Evaluation>, Vec<Problem>, Vec<usize>) {
     let mut problems = vec![];
+    let mut at = vec![];
     let mut out: Vec<Evaluation> = vec![];
     let mut oracles = OracleCache::default();
     // Number oracles are judged per template group once all its values are known.
-    let mut numeric: HashMap<GroupKey, (f64, Vec<usize>)> = HashMap::new();
+    let mut numeric: FastMap<GroupKey, (f64, Vec<usize>)> = fasthash::map();
     let delta_of =
         |concern: &str| scenario.requirements.iter().rev().find(|q| q.concern == concern).map_or(0.0, |q| q.delta);
-    for r in records.iter().filter(|r| !matches!(r.status, Status::Pending | Status::Skipped)) {
-        let spec = match oracles.of(r) {
-            Ok(m) => &m.spec,
+    for (i, r) in records.iter().enumerate().filter(|(_, r)| !matches!(r.status, Status::Pending | Status::Skipped)) {
+        let matcher = match oracles.of(r) {
+            Ok(m) => m,
             Err(e) => {
                 problems.push(Problem::new(&r.record_id, e).in_field("oracle_prediction"));
                 continue;
             }
         };
+        let spec = &matcher.spec;
         let mut e = Evaluation {
             record_id: r.record_id.clone(),
             template_id: r.template_id.clone(),
@@ -92,11 +111,11 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
                 Some(v) => {
                     e.value = Some(v);
                     let key = (
-                        r.provider.clone(),
-                        r.model.clone(),
-                        r.extra.get("requirement").cloned().unwrap_or_default(),
-                        r.language.clone(),
-                        r.template_id.clone(),
+                        r.provider.as_str(),
+                        r.model.as_str(),
+                        r.extra.get("requirement").map_or("", String::as_str),
+                        r.language.as_str(),
+                        r.template_id.as_str(),
                         r.sample_index,
                     );
                     numeric.entry(key).or_insert_with(|| (delta_of(&r.concern), vec![])).1.push(out.len());
@@ -108,11 +127,14 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
             },
             _ => {
                 let core = core_answer(&r.response);
-                let hit = spec.expected.iter().any(|v| starts_with_value(&core, v));
+                let hit = matcher.prefixes.iter().any(|v| starts_with_folded(&core, v));
                 let pass = match spec.operation {
                     Operation::Equal | Operation::AllEqualExpected => hit,
                     Operation::Different => !hit,
-                    _ => !spec.expected.iter().any(|v| includes_value(&r.response, v)),
+                    _ => {
+                        let hay = crate::oracle::normalise(&r.response);
+                        !matcher.phrases.iter().any(|v| includes_folded(&hay, v))
+                    }
                 };
                 (e.outcome, e.reason) = match (pass, refusal()) {
                     (true, _) => (Outcome::Passed, String::new()),
@@ -124,6 +146,7 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
             }
         }
         out.push(e);
+        at.push(i);
     }
     for (delta, members) in numeric.values() {
         let raw: Vec<f64> = members.iter().filter_map(|&i| out[i].value).collect();
@@ -133,18 +156,20 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
         let min = raw.iter().copied().fold(f64::INFINITY, f64::min) * scale;
         let allowed = delta * 100.0;
         let pass = max - min <= allowed + 1e-9;
+        // One reason for the whole group, formatted once (number formatting is slow in wasm).
+        let reason = format!(
+            "spread {:.4} points over {} values, allowed {allowed}{}",
+            max - min,
+            raw.len(),
+            if zero_one { " (0-1 answers scaled to 0-100)" } else { "" }
+        );
         for &i in members {
             out[i].value = out[i].value.map(|v| v * scale);
             out[i].outcome = if pass { Outcome::Passed } else { Outcome::Failed };
-            out[i].reason = format!(
-                "spread {:.4} points over {} values, allowed {allowed}{}",
-                max - min,
-                raw.len(),
-                if zero_one { " (0-1 answers scaled to 0-100)" } else { "" }
-            );
+            out[i].reason.clone_from(&reason);
         }
     }
-    (out, problems)
+    (out, problems, at)
 }
 
 /// The tolerance verdict with the interval.
@@ -192,25 +217,71 @@ pub fn tolerance_verdicts(pass_rate: Option<&Proportion>, tolerance: f64) -> (Ve
     (verdict, point)
 }
 
+/// Each record by its id, the last one where ids repeat (as collecting into a map does).
+pub(crate) fn records_by_id(records: &[Record]) -> FastMap<&str, &Record> {
+    let mut by_id = fasthash::map_with_capacity(records.len());
+    for r in records {
+        by_id.insert(r.record_id.as_str(), r);
+    }
+    by_id
+}
+
+/// The record of each evaluation as the statistics take it: the record with the evaluation's
+/// id, the last one where ids repeat. `at` ([`evaluate_indexed`]) names the same records
+/// without a lookup per evaluation when no two records share an id, which is checked here on
+/// hashes alone (a lookup compares whole ids, slow byte by byte in wasm); any doubt, such as
+/// two ids with one hash, takes the lookups.
+pub fn judged_records<'a>(
+    records: &'a [Record],
+    evals: &[Evaluation],
+    at: Option<&[usize]>,
+) -> Vec<Option<&'a Record>> {
+    if let Some(at) = at
+        && at.len() == evals.len()
+        && fasthash::surely_distinct(records.iter().map(|r| r.record_id.as_str()))
+    {
+        return at.iter().map(|&i| records.get(i)).collect();
+    }
+    let by_id = records_by_id(records);
+    evals.iter().map(|e| by_id.get(e.record_id.as_str()).copied()).collect()
+}
+
 /// Per-group counts, rates and verdicts, groups in sorted order.
 pub fn groups(scenario: &Scenario, records: &[Record], evals: &[Evaluation], confidence: f64) -> Vec<GroupStats> {
-    let by_id: HashMap<&str, &Record> = records.iter().map(|r| (r.record_id.as_str(), r)).collect();
-    let mut counts: BTreeMap<[String; 6], BTreeMap<Outcome, u64>> = BTreeMap::new();
-    for e in evals {
-        let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
+    groups_of(scenario, &judged_records(records, evals, None), evals, confidence)
+}
+
+/// [`groups`] with the record of each evaluation given ([`judged_records`]).
+pub fn groups_of(
+    scenario: &Scenario,
+    judged: &[Option<&Record>],
+    evals: &[Evaluation],
+    confidence: f64,
+) -> Vec<GroupStats> {
+    // Tallied in a hash map under keys borrowed from the records, then sorted once and owned
+    // once per group: the same groups in the same order as a sorted map of owned keys (a &str
+    // sorts as its String), without six copies and a tree walk per evaluation.
+    let mut tally: FastMap<[&str; 6], [u64; OUTCOMES.len()]> = fasthash::map();
+    for (e, r) in evals.iter().zip(judged) {
+        let Some(r) = r else { continue };
         let key = [
-            r.provider.clone(),
-            r.model.clone(),
-            r.concern.clone(),
-            r.language.clone(),
-            r.input_type.clone(),
-            r.reflection_type.clone(),
+            r.provider.as_str(),
+            r.model.as_str(),
+            r.concern.as_str(),
+            r.language.as_str(),
+            r.input_type.as_str(),
+            r.reflection_type.as_str(),
         ];
-        *counts.entry(key).or_default().entry(e.outcome).or_default() += 1;
+        tally.entry(key).or_default()[e.outcome as usize] += 1;
     }
-    counts
+    let mut tally: Vec<([&str; 6], [u64; OUTCOMES.len()])> = tally.into_iter().collect();
+    tally.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    tally
         .into_iter()
-        .map(|([provider, model, concern, language, input_type, reflection_type], counts)| {
+        .map(|(key, tally)| {
+            let [provider, model, concern, language, input_type, reflection_type] = key.map(str::to_string);
+            // Only the outcomes that occurred, as the counts always listed them.
+            let counts: BTreeMap<Outcome, u64> = OUTCOMES.into_iter().zip(tally).filter(|(_, n)| *n > 0).collect();
             let passed = counts.get(&Outcome::Passed).copied().unwrap_or(0);
             let n = passed + counts.get(&Outcome::Failed).copied().unwrap_or(0);
             let tolerance =
@@ -283,6 +354,34 @@ mod tests {
         assert_eq!(got, [Passed, Passed, Failed, Failed, Refused, Unparseable]);
         assert_eq!(evals[1].value, Some(53.0));
         assert!(evals[0].reason.contains("scaled"), "{}", evals[0].reason);
+    }
+
+    #[test]
+    fn evaluations_find_their_records_by_index_or_by_id_alike() {
+        let mut records = vec![
+            rec("a", "t", NO, "No", Status::Ok),
+            rec("p", "t", NO, "", Status::Pending),
+            rec("b", "t", NO, "Yes", Status::Ok),
+            rec("c", "t", NO, "No", Status::Ok),
+        ];
+        let same = |records: &[Record]| {
+            let (evals, _, at) = evaluate_indexed(&scenario(0.5), records, &Lexicon::builtin());
+            let fast = judged_records(records, &evals, Some(&at));
+            let slow = judged_records(records, &evals, None);
+            assert_eq!(fast.len(), evals.len());
+            fast.iter().zip(&slow).all(|(f, s)| match (f, s) {
+                (Some(f), Some(s)) => std::ptr::eq(*f, *s),
+                _ => false,
+            })
+        };
+        assert!(same(&records));
+        // A repeated id: the statistics have always taken the last record with it, so the
+        // first "a" is judged but counted under the second; the index must not change that.
+        records.push(Record { model: "other".into(), ..rec("a", "t", NO, "Yes", Status::Ok) });
+        let (evals, _, at) = evaluate_indexed(&scenario(0.5), &records, &Lexicon::builtin());
+        let judged = judged_records(&records, &evals, Some(&at));
+        assert_eq!(judged[0].map(|r| r.model.as_str()), Some("other"));
+        assert!(same(&records));
     }
 
     #[test]

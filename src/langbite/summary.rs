@@ -49,11 +49,13 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, 
     let (templates, mut problems) = compat_from_records(scenario, records);
     let global = global(scenario, &templates);
     let (evaluations, groups, communities, cross_language) = if mode == Mode::Default {
-        let (evals, more) = outcome::evaluate(scenario, records, &Lexicon::builtin());
+        let (evals, more, at) = outcome::evaluate_indexed(scenario, records, &Lexicon::builtin());
         problems.extend(more);
-        let groups = outcome::groups(scenario, records, &evals, confidence);
-        let communities = community::analyse(records, &evals, seed);
-        let cross = crosslang::compare(records, &evals);
+        // Each evaluation's record, found once for the three analyses below.
+        let judged = outcome::judged_records(records, &evals, Some(&at));
+        let groups = outcome::groups_of(scenario, &judged, &evals, confidence);
+        let communities = community::analyse_of(&judged, &evals, seed);
+        let cross = crosslang::compare_of(&judged, &evals);
         (evals, groups, Some(communities), Some(cross))
     } else {
         (vec![], vec![], None, None)
