@@ -34,6 +34,10 @@ test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ p
   await page.keyboard.press("Home");
   expect(await focusedId(page)).toBe("tab-design");
   await page.keyboard.press("ArrowRight");
+  expect(await focusedId(page)).toBe("tab-req"); // Requirements, then Run, then Upload
+  await expect(page.locator("#panel-req")).toBeVisible();
+  await page.keyboard.press("ArrowRight");
+  expect(await focusedId(page)).toBe("tab-run");
   await page.keyboard.press("ArrowRight");
   expect(await focusedId(page)).toBe("tab-upload");
   await page.keyboard.press("Enter");
