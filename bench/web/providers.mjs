@@ -31,6 +31,7 @@ try {
   // Control: the same mock, plain fetch from this page, no engine, no storage. What this
   // Chromium allows here, so the engine's share of any shortfall can be read off.
   const raw = 600;
+  await fetch(`${mock}/__reset`, { method: "POST" });
   let nextRaw = 0;
   const tRaw = performance.now();
   await Promise.all(Array.from({ length: c }, async () => {
@@ -43,12 +44,16 @@ try {
     }
   }));
   const rawPerS = raw / ((performance.now() - tRaw) / 1000);
+  const rawStats = await (await fetch(`${mock}/__stats`)).json();
   const ideal = c / (latency / 1000);
   const rate = (p.answered + p.failed) / seconds;
   out.textContent = JSON.stringify({
     calls: p.total, requests: stats.total, preflights: stats.preflights, answered: p.answered, failed: p.failed, seconds, calls_per_s: rate, ideal_per_s: ideal,
     of_ideal: rate / ideal, raw_fetch_per_s: rawPerS, mean_latency_ms: (p.targets[0].mean_latency_s ?? 0) * 1000, overhead_ms_per_call: p.overhead.per_call_ms, next_ms: p.overhead.next_ms,
     complete_ms: p.overhead.complete_ms, store_sync_ms: p.overhead.store_ms, idb_commit_ms: p.overhead.commit_ms,
+    // Where a round trip went, as the mock saw it: its own time and the client's turnaround.
+    mock_ms: stats.server_ms_mean, client_turnaround_ms: stats.client_turnaround_ms_mean,
+    raw_mock_ms: rawStats.server_ms_mean, raw_client_turnaround_ms: rawStats.client_turnaround_ms_mean,
   });
 } catch (err) {
   out.textContent = JSON.stringify({ error: String(err?.message ?? err) });

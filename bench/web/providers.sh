@@ -44,6 +44,8 @@ else:
           f"(next {w['next_ms']:.3f}, complete {w['complete_ms']:.3f}, IndexedDB write issue {w['store_sync_ms']:.3f}; goal < 1 ms); "
           f"IndexedDB commit {w['idb_commit_ms']:.2f} ms async; {w['preflights']} CORS preflights; "
           f"plain fetch from the same page, no engine: {w['raw_fetch_per_s']:.1f} calls/s; "
+          f"per round trip the mock took {w['mock_ms']:.1f} ms and Chromium {w['client_turnaround_ms']:.1f} ms from an answer to the next request on its connection "
+          f"(plain fetch: {w['raw_mock_ms']:.1f} and {w['raw_client_turnaround_ms']:.1f} ms); "
           f"a Python HTTP/1.1 client on the same mock at concurrency 6: {float(os.environ['NATIVE'] or 0):.1f} calls/s")
 PY
 }

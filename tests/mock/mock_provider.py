@@ -31,7 +31,9 @@ google.rpc.RetryInfo detail with retryDelay "1s").
 --fault-rate P --seed S injects faults (429, 500, 503, drop) into otherwise good requests: attempt n
 of case k fails when a hash of (S, k, n) falls below P, so the faults do not depend on the order in
 which concurrent requests arrive, and a retried case eventually gets through.
---latency-ms adds a fixed delay to every answer. The server stops on SIGTERM/SIGINT, after
+--latency-ms L makes every answer leave L ms after its request line arrived: the mock's own work
+(reading, parsing, hashing) is part of L, not added to it, so "50 ms" means a 50 ms round trip
+less the client's and the network stack's own time, which is what a throughput figure measures. The server stops on SIGTERM/SIGINT, after
 --max-seconds, and refuses bodies over 1 MB.
 
 /v1/completions scores prompts: with echo: true, logprobs and max_tokens: 0 it sends the prompt back
@@ -85,6 +87,18 @@ class Stats:
         self.faults = 0
         self.auth = {}
         self.preflights = 0
+        # Where a round trip's time goes: in the mock (request line in -> response written) and
+        # in the client (response written -> its next request line on the same connection).
+        self.server_s = self.turnaround_s = 0.0
+        self.served = self.turnarounds = 0
+
+    def timed(self, server_s, turnaround_s):
+        with self.lock:
+            self.served += 1
+            self.server_s += server_s
+            if turnaround_s is not None:
+                self.turnarounds += 1
+                self.turnaround_s += turnaround_s
 
     def count(self, route, key):
         """Counts one request and returns its attempt number for this case (1 for the first)."""
@@ -99,7 +113,9 @@ class Stats:
     def snapshot(self):
         with self.lock:
             return {"total": self.total, "faults": self.faults, "routes": dict(self.routes), "cases": dict(self.cases),
-                    "auth": dict(self.auth), "preflights": self.preflights}
+                    "auth": dict(self.auth), "preflights": self.preflights,
+                    "server_ms_mean": 1000 * self.server_s / max(1, self.served),
+                    "client_turnaround_ms_mean": 1000 * self.turnaround_s / max(1, self.turnarounds)}
 
     def saw_key(self, headers):
         """Counts the credential a request carried, by hash only, so a test can prove a key arrived
@@ -122,6 +138,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):  # quiet: the harness reads stdout
         pass
+
+    def parse_request(self):
+        # Called as soon as a request line has been read: the clock for --latency-ms starts here.
+        self.arrived = time.perf_counter()
+        return super().parse_request()
+
+    def timed_done(self):
+        """Called after a response left: records the mock's share and the client's turnaround."""
+        now, last = time.perf_counter(), getattr(self, "last_done", None)
+        self.server.stats.timed(now - self.arrived, None if last is None else self.arrived - last)
+        self.last_done = now
 
     # ---- plumbing -------------------------------------------------------------------------
     def cors(self):
@@ -211,8 +238,9 @@ class Handler(BaseHTTPRequestHandler):
                 mode = ["429", "500", "503", "drop"][int(digest("which", self.server.seed, key, attempt)[:8], 16) % 4]
                 with self.server.stats.lock:
                     self.server.stats.faults += 1
+        answer = {"embed": embed_answer, "complete": completion_answer}.get(kind, chat_answer)(family, model, prompt, body, mode)
         if self.server.latency > 0:
-            time.sleep(self.server.latency)
+            time.sleep(max(0.0, self.arrived + self.server.latency - time.perf_counter()))
         if mode in ("401", "403", "404", "429", "500", "503"):
             return self.send_error_for(family, int(mode), model)
         if mode == "drop":
@@ -221,8 +249,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if mode == "timeout":
             time.sleep(self.server.timeout_s)
-        answer = {"embed": embed_answer, "complete": completion_answer}.get(kind, chat_answer)(family, model, prompt, body, mode)
         self.send_json(200, answer, cut=(mode == "truncated"))
+        self.timed_done()
 
     def send_error_for(self, family, status, model):
         texts = {401: "invalid x-api-key / bearer token", 403: "this key may not use " + model,
