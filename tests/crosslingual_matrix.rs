@@ -148,3 +148,36 @@ fn bad_matrices_are_refused_with_their_place() {
     let settings = permanova::Settings { matrix: true, ..Default::default() };
     assert!(s.permanova_plan(settings).unwrap_err().to_string().contains("upload a distance matrix"));
 }
+
+#[test]
+fn an_uploaded_matrix_draws_the_principal_coordinates_of_its_vectors() {
+    let mut s = simulated();
+    let n = s.dataset().records.len();
+    let csv = matrix_csv(&s, |_, _, x| format!("{x:?}"));
+    // A Euclidean matrix's principal coordinates are its vectors' PCA, axis by axis up to sign.
+    let pca = permanova::projection(s.dataset(), &[]).unwrap();
+    let m = evenhand::crosslingual::distances::read("d.csv", csv.as_bytes(), s.dataset()).unwrap();
+    let (pcoa, negative) = m.projection.as_ref().unwrap();
+    assert_eq!((*negative, &pcoa.languages), (0, &pca.languages));
+    let scale = pca.projection.points.iter().map(|q| q[0].abs()).fold(0.0, f64::max);
+    for k in 0..2 {
+        assert!((pca.projection.explained[k] - pcoa.projection.explained[k]).abs() < 1e-9);
+        let close = |sign: f64| {
+            pca.projection
+                .points
+                .iter()
+                .zip(&pcoa.projection.points)
+                .all(|(a, b)| (a[k] - sign * b[k]).abs() < 1e-7 * scale)
+        };
+        assert!(close(1.0) || close(-1.0), "axis {k} differs");
+    }
+    // Without vectors, the page's scatter is the matrix's.
+    assert!(s.view().unwrap().projection_svg.unwrap().contains("2-D PCA"));
+    s.clear_embeddings();
+    assert!(s.view().unwrap().projection_svg.is_none());
+    s.load_distances("d.csv", csv.as_bytes()).unwrap();
+    let svg = s.view().unwrap().projection_svg.unwrap();
+    assert!(svg.contains("Distance matrix, 2-D principal coordinates") && svg.contains("from d.csv"), "{svg}");
+    assert!(svg.contains("PCo1 ("), "{svg}");
+    assert_eq!(svg.matches("<circle").count(), n + 3, "every response and a legend dot per language");
+}

@@ -50,20 +50,29 @@ const PALETTE: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7
 /// At most this many points are drawn (every k-th, in record order), so the SVG stays small.
 const MAX_POINTS: usize = 3000;
 
-/// The 2-D PCA of the response embeddings, one colour per language, with a legend.
-pub fn projection(p: &super::permanova::LanguageProjection, title: &str) -> String {
+/// A 2-D projection of the responses (the embeddings' PCA, axes "PC", or a distance
+/// matrix's principal coordinates, axes "PCo"), one colour per language, with a legend and an
+/// optional note under the title.
+pub fn projection(p: &super::permanova::LanguageProjection, title: &str, axis: &str, note: Option<&str>) -> String {
     let (left, top, size) = (40.0, 40.0, 360.0);
     let mut svg = Svg::new(left + size + 140.0, top + size + 50.0, title);
     svg.text(left + size / 2.0, 20.0, title, 13.0, "middle", None);
+    if let Some(note) = note {
+        svg.text(left + size / 2.0, 34.0, note, 10.0, "middle", None);
+    }
     let points = &p.projection.points;
-    let bounds = |axis: usize| {
-        let (lo, hi) =
-            points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[axis]), hi.max(q[axis])));
-        if hi > lo { (lo, hi) } else { (lo - 1.0, lo + 1.0) }
+    let range = |axis: usize| {
+        points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q[axis]), hi.max(q[axis])))
     };
-    let ((x0, x1), (y0, y1)) = (bounds(0), bounds(1));
-    let x = |v: f64| left + size * (v - x0) / (x1 - x0);
-    let y = |v: f64| top + size - size * (v - y0) / (y1 - y0);
+    let ((x0, x1), (y0, y1)) = (range(0), range(1));
+    // One scale for both axes: distances read the same across and up, and an axis with almost
+    // no variance does not spread its rounding noise over the whole height.
+    let half = (x1 - x0).max(y1 - y0) / 2.0;
+    let half = if half.is_finite() && half > 0.0 { half } else { 1.0 };
+    let mid = |lo: f64, hi: f64| if lo.is_finite() && hi.is_finite() { (lo + hi) / 2.0 } else { 0.0 };
+    let (cx, cy) = (mid(x0, x1), mid(y0, y1));
+    let x = |v: f64| left + size * (0.5 + (v - cx) / (2.0 * half));
+    let y = |v: f64| top + size - size * (0.5 + (v - cy) / (2.0 * half));
     let languages: Vec<&String> = p.languages.iter().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let colour = |l: &String| PALETTE[languages.iter().position(|k| *k == l).unwrap_or(0) % PALETTE.len()];
     // One point in `step` of each language (striding over record order would follow the
@@ -80,7 +89,7 @@ pub fn projection(p: &super::permanova::LanguageProjection, title: &str) -> Stri
     svg.line((left, top + size), (left + size, top + size), AXIS);
     svg.line((left, top), (left, top + size), AXIS);
     let [e1, e2] = p.projection.explained;
-    let axes = format!("PC1 ({:.0}% of variance) across, PC2 ({:.0}%) up", e1 * 100.0, e2 * 100.0);
+    let axes = format!("{axis}1 ({:.0}% of variance) across, {axis}2 ({:.0}%) up", e1 * 100.0, e2 * 100.0);
     svg.text(left + size / 2.0, top + size + 20.0, &axes, 11.0, "middle", None);
     if step > 1 {
         svg.text(

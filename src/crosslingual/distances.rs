@@ -11,6 +11,10 @@
 //! diagonal or a negative entry (line = matrix row + 2, column = matrix column + 2, the first
 //! line and column holding the ids), and an id that matches no loaded record (line 1, its
 //! header column). Records without a row are left out of the tests and counted.
+//!
+//! On reading, the matrix's 2-D principal coordinates ([`crate::stats::pcoa`]) are computed
+//! once for every record with a row, so the page can draw the scatter the embeddings would
+//! have given (for a Euclidean matrix, the same picture as their PCA).
 
 use super::analysis::Dataset;
 use super::permanova::{self as perm, Row, Settings, Test};
@@ -33,6 +37,9 @@ pub struct Distances {
     pub file: String,
     matrix: DistanceMatrix,
     rows: Vec<Option<usize>>,
+    /// The principal coordinates and how many leading axes were negative (None: fewer than
+    /// two records have a row).
+    pub projection: Option<(perm::LanguageProjection, usize)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -121,12 +128,24 @@ pub fn read(file: &str, bytes: &[u8], d: &Dataset) -> Result<Distances, Problem>
         .at_line(1)
         .at_column(k as u64 + 2));
     }
-    let rows = d
+    let rows: Vec<Option<usize>> = d
         .records
         .iter()
         .map(|r| by_key.get(embedding_key(r)).or_else(|| by_key.get(r.record_id.as_str())).copied())
         .collect();
-    Ok(Distances { file: file.into(), matrix, rows })
+    let projection = principal_coordinates(d, &matrix, &rows);
+    Ok(Distances { file: file.into(), matrix, rows, projection })
+}
+
+fn principal_coordinates(
+    d: &Dataset,
+    matrix: &DistanceMatrix,
+    rows: &[Option<usize>],
+) -> Option<(perm::LanguageProjection, usize)> {
+    let (idx, languages): (Vec<usize>, Vec<String>) =
+        d.records.iter().zip(rows).filter_map(|(r, row)| row.map(|k| (k, r.language.clone()))).unzip();
+    let (projection, negative) = crate::stats::pcoa::pcoa_2d(&matrix.subset(&idx).ok()?).ok()?;
+    Some((perm::LanguageProjection { languages, projection }, negative))
 }
 
 /// The family: every language pair with rows, overall and per topic.

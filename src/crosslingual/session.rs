@@ -316,9 +316,24 @@ impl Session {
         let projection_svg = if has_embeddings {
             perm::projection(&self.data, &self.settings.modes)
                 .ok()
-                .map(|p| super::chart::projection(&p, &format!("Response embeddings, 2-D PCA{sim}")))
+                .map(|p| super::chart::projection(&p, &format!("Response embeddings, 2-D PCA{sim}"), "PC", None))
         } else {
-            None
+            // No vectors: an uploaded distance matrix's principal coordinates stand in.
+            self.distances.as_ref().and_then(|m| {
+                let (p, negative) = m.projection.as_ref()?;
+                let left_out = match negative {
+                    0 => String::new(),
+                    1 => "; its leading axis is negative, not drawn".into(),
+                    k => format!("; its {k} leading axes are negative, not drawn"),
+                };
+                let note = format!("from {}{left_out}", m.file);
+                Some(super::chart::projection(
+                    p,
+                    &format!("Distance matrix, 2-D principal coordinates{sim}"),
+                    "PCo",
+                    Some(&note),
+                ))
+            })
         };
         Ok(View { report, rates_svg, projection_svg })
     }

@@ -8,6 +8,7 @@ pub mod mcnemar;
 pub mod multivariate;
 pub mod normal;
 pub mod pca;
+pub mod pcoa;
 pub mod permanova;
 mod permanova_kernel;
 pub mod permdisp;

@@ -96,10 +96,15 @@ fn leading_axis(x: &Vectors, previous: &[Vec<f64>], k: usize) -> (Vec<f64>, f64,
 }
 
 /// Removes the components along `previous` and normalises; false if nothing is left.
-fn orthonormalise(v: &mut [f64], previous: &[Vec<f64>]) -> bool {
-    for p in previous {
-        let c = dot(v, p);
-        v.iter_mut().zip(p).for_each(|(a, b)| *a -= c * b);
+/// Two passes of Gram–Schmidt: when `v` is mostly along an earlier axis (power iteration on
+/// what is left of a nearly rank-deficient matrix), one pass leaves enough of that axis for
+/// the iteration to grow it back.
+pub(crate) fn orthonormalise(v: &mut [f64], previous: &[Vec<f64>]) -> bool {
+    for _ in 0..2 {
+        for p in previous {
+            let c = dot(v, p);
+            v.iter_mut().zip(p).for_each(|(a, b)| *a -= c * b);
+        }
     }
     let norm = libm::sqrt(dot(v, v));
     if norm.is_nan() || norm <= 1e-300 {

@@ -129,8 +129,21 @@ function parseCsv(text) {
 test("a precomputed distance matrix runs PERMANOVA; a bad one names its line and column", async ({ page }) => {
   test.setTimeout(120_000);
   const errors = watchErrors(page);
+  await page.addInitScript(() => {
+    const make = URL.createObjectURL.bind(URL);
+    window.svgOfBlob = new Map();
+    URL.createObjectURL = (blob) => {
+      const url = make(blob);
+      if (blob.type === "image/svg+xml") blob.text().then((t) => window.svgOfBlob.set(url, t));
+      return url;
+    };
+  });
   const n = await simulated(page);
-  const [header, ...records] = parseCsv(await downloadText(page, page.getByRole("button", { name: "Download records (CSV)" })));
+  const recordsCsv = await downloadText(page, page.getByRole("button", { name: "Download records (CSV)" }));
+  const [header, ...records] = parseCsv(recordsCsv);
+  // The records alone, without their vectors: the matrix stands in for them.
+  await page.locator("#xl-records-file").setInputFiles({ name: "records.csv", mimeType: "text/csv", buffer: Buffer.from(recordsCsv) });
+  await expect(page.locator("#xl-embeddings-info")).toHaveText("No response embeddings loaded.");
   const id = header.indexOf("record_id");
   const lang = header.indexOf("language");
   expect(records.length).toBe(n);
@@ -151,6 +164,15 @@ test("a precomputed distance matrix runs PERMANOVA; a bad one names its line and
   await expect(first.locator("td").nth(1)).toHaveText(`${n / 2} + ${n / 2}`);
   expect(Number(await first.locator("td").nth(3).innerText())).toBeGreaterThan(0.99); // R²: language explains nearly all
   await expect(first.locator("td").nth(4)).toHaveText("0.010"); // p = 1/(99 + 1), the smallest there is
+  // The scatter comes from the matrix: its principal coordinates, the two languages apart.
+  const chart = page.locator("#xl-pca-chart");
+  await expect(chart).toBeVisible();
+  await expect(chart).toHaveAttribute("alt", "2-D principal coordinates of the uploaded distance matrix, coloured by language");
+  // The page's CSP keeps blob: out of fetch, so the SVG is read as it was handed to the <img>.
+  const svg = () => chart.evaluate((img) => window.svgOfBlob?.get(img.src) ?? "");
+  await expect.poll(svg).toContain("Distance matrix, 2-D principal coordinates");
+  await expect.poll(svg).toContain("from distances.csv");
+  await expect.poll(svg).toContain("PCo1 (100% of variance) across, PCo2 (0%) up"); // one line: the matrix is 1-D
 
   // Row 3 (line 5), column 2 (file column 4) disagrees with its mirror, which is named first
   // (the check reads the upper triangle).

@@ -168,7 +168,9 @@ export function createXlingDashboard() {
       : "No response embeddings loaded.";
     $("xl-perm-run").disabled = !e.with_embedding && !view.distances;
     renderPermanova(report.permanova);
-    if (view.projection_svg) setSvg($("xl-pca-chart"), view.projection_svg, "2-D PCA of the response embeddings, coloured by language");
+    // Without vectors the core draws the uploaded matrix's principal coordinates instead.
+    const pictured = e.with_embedding >= 2 ? "2-D PCA of the response embeddings" : "2-D principal coordinates of the uploaded distance matrix";
+    if (view.projection_svg) setSvg($("xl-pca-chart"), view.projection_svg, `${pictured}, coloured by language`);
     else $("xl-pca-chart").hidden = true;
   }
 
