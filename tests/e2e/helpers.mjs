@@ -91,3 +91,14 @@ export async function runOnMock(page, mock, model, calls) {
   }, { timeout: 60_000 }).toBe(`${calls} of ${calls}`);
 }
 
+
+/** Opens the Cross-lingual tab with the fixture question set (6 questions) in en and de. */
+export async function openCrossLingualFixture(page) {
+  await open(page);
+  await tab(page, "Cross-lingual");
+  await page.getByLabel(/upload a question set/).setInputFiles("tests/fixtures/crosslingual/questions.json");
+  await expect(page.locator("#xl-set-result")).toContainText("6 questions");
+  for (const box of await page.locator("#xl-languages input").all()) {
+    await box.setChecked(["en", "de"].includes(await box.getAttribute("value")));
+  }
+}

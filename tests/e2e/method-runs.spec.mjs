@@ -2,9 +2,7 @@
 // their cases as a JSONL file that the Run tab plans as it is (one call per case and model).
 import { test, expect } from "@playwright/test";
 import { readFileSync } from "node:fs";
-import { open, tab, watchErrors } from "./helpers.mjs";
-
-const FIXTURE = "tests/fixtures/crosslingual/questions.json";
+import { open, openCrossLingualFixture, tab, watchErrors } from "./helpers.mjs";
 
 async function downloadText(page, button) {
   const [d] = await Promise.all([page.waitForEvent("download"), button.click()]);
@@ -23,13 +21,7 @@ async function planInRunTab(page, file) {
 
 test("cross-lingual cases go to the Run tab as a cases file", async ({ page }) => {
   const errors = watchErrors(page);
-  await open(page);
-  await tab(page, "Cross-lingual");
-  await page.getByLabel(/upload a question set/).setInputFiles(FIXTURE);
-  await expect(page.locator("#xl-set-result")).toContainText("6 questions");
-  for (const box of await page.locator("#xl-languages input").all()) {
-    await box.setChecked(["en", "de"].includes(await box.getAttribute("value")));
-  }
+  await openCrossLingualFixture(page);
   const file = await downloadText(page, page.getByRole("button", { name: "Download the cases for the Run tab" }).first());
   expect(file.name).toBe("crosslingual-cases.jsonl");
   const rows = file.text.trim().split("\n").map((l) => JSON.parse(l));

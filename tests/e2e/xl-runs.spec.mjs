@@ -5,9 +5,8 @@
 // bad file's error naming its line and column.
 import { test, expect } from "@playwright/test";
 import { mkdirSync, readFileSync } from "node:fs";
-import { counts, open, runOnMock, startMock, startOnMock, tab, watchErrors } from "./helpers.mjs";
+import { counts, openCrossLingualFixture, runOnMock, startMock, startOnMock, tab, watchErrors } from "./helpers.mjs";
 
-const FIXTURE = "tests/fixtures/crosslingual/questions.json";
 const OUT = "e2e/out";
 const SAMPLES = 2;
 
@@ -24,13 +23,7 @@ async function downloadText(page, locator) {
 
 /** The fixture set run on the simulated model in en and de; returns the number of records. */
 async function simulated(page) {
-  await open(page);
-  await tab(page, "Cross-lingual");
-  await page.getByLabel(/upload a question set/).setInputFiles(FIXTURE);
-  await expect(page.locator("#xl-set-result")).toContainText("6 questions");
-  for (const box of await page.locator("#xl-languages input").all()) {
-    await box.setChecked(["en", "de"].includes(await box.getAttribute("value")));
-  }
+  await openCrossLingualFixture(page);
   const modes = await page.locator("#xl-modes input:checked").count();
   await page.getByLabel("Samples per question").fill(String(SAMPLES));
   await page.getByRole("button", { name: "Run the simulated model" }).click();
@@ -262,13 +255,7 @@ test("the questions run on a provider through the Run tab and come back as the t
   const errors = watchErrors(page);
   const mock = await startMock();
   try {
-    await open(page);
-    await tab(page, "Cross-lingual");
-    await page.getByLabel(/upload a question set/).setInputFiles(FIXTURE);
-    await expect(page.locator("#xl-set-result")).toContainText("6 questions");
-    for (const box of await page.locator("#xl-languages input").all()) {
-      await box.setChecked(["en", "de"].includes(await box.getAttribute("value")));
-    }
+    await openCrossLingualFixture(page);
     const n = 6 * 2 * (await page.locator("#xl-modes input:checked").count());
     await page.getByRole("button", { name: "Run these cases via the Run tab" }).click();
     await expect(page.locator("#run-handed-text")).toContainText(`${n} cases`);
