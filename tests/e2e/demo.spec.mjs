@@ -2,6 +2,7 @@
 // and at phone width.
 import { test, expect } from "@playwright/test";
 import { downloadText, nativeAnalysis, open, recordCount, shot, tab, upload, watchErrors } from "./helpers.mjs";
+import { SUBPATH } from "./ports.mjs";
 
 const percent = (x) => `${(x * 100).toFixed(1)}%`;
 
@@ -80,15 +81,15 @@ test("10. the dist build works under a sub-path", async ({ page }) => {
   const errors = watchErrors(page);
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
-  await open(page, "http://127.0.0.1:8082/some/project/");
+  await open(page, `${SUBPATH}/some/project/`);
   await expect(page.locator("#groups tbody tr")).toHaveCount(9);
   await expect(page.locator("#chart")).toBeVisible();
   await expect(page.locator("#badge-simulated")).toBeVisible();
-  const outside = requests.filter((u) => u.startsWith("http") && !u.startsWith("http://127.0.0.1:8082/some/project/"));
+  const outside = requests.filter((u) => u.startsWith("http") && !u.startsWith(`${SUBPATH}/some/project/`));
   expect(outside).toEqual([]);
   expect(requests.some((u) => u.endsWith("/some/project/pkg/evenhand_bg.wasm"))).toBe(true);
   // The server root really holds no page: everything came from the sub-path.
-  expect((await page.request.get("http://127.0.0.1:8082/index.html")).status()).toBe(404);
+  expect((await page.request.get(`${SUBPATH}/index.html`)).status()).toBe(404);
   expect(errors).toEqual([]);
 });
 

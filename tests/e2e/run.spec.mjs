@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { open, startMock, tab } from "./helpers.mjs";
+import { PAGE } from "./ports.mjs";
 
 const caseKey = (model, prompt) => createHash("sha256").update(`${model}\n${prompt}`).digest("hex").slice(0, 16);
 
@@ -193,7 +194,7 @@ test("run: calls that never get an HTTP answer show what to do, not 'Failed to f
   const status = page.locator("#run-targets-status");
   await expect(status).toContainText(`No answer from the local server at http://127.0.0.1:${port}`);
   await expect(status).toContainText("LM Studio");
-  await expect(page.locator("#run-failure-list")).toContainText("allows this page's origin (http://127.0.0.1:8081)");
+  await expect(page.locator("#run-failure-list")).toContainText(`allows this page's origin (${PAGE})`);
   await expect(page.locator("#run-failure-list")).not.toContainText("Failed to fetch");
 });
 

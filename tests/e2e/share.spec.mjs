@@ -2,8 +2,9 @@
 import { test, expect } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { FIXTURES, nativeAnalysis, open, recordCount, shot, tab } from "./helpers.mjs";
+import { FIXTURES as FIXTURE_URL, PAGE } from "./ports.mjs";
 
-const FIX = "http://127.0.0.1:8083";
+const FIX = FIXTURE_URL;
 const nativeBehaviour = () => JSON.parse(readFileSync(`${FIXTURES}/demo/bundle.json`, "utf8")).experiment.behaviour;
 
 /** What the Results tab shows, as text: enough to compare two pages. */
@@ -28,7 +29,7 @@ test("6. a share link rebuilds the same results in a new page", async ({ page, c
   await tab(page, "Share");
   await page.getByRole("button", { name: "Copy share link" }).click();
   const link = page.getByLabel("Share link");
-  await expect(link).toHaveValue(/^http:\/\/127\.0\.0\.1:8081\/#v1\.[A-Za-z0-9_-]+$/);
+  await expect(link).toHaveValue(new RegExp(`^${PAGE.replace(/\./g, "\\.")}/#v1\\.[A-Za-z0-9_-]+$`));
   const url = await link.inputValue();
 
   const other = await context.newPage();
