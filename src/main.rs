@@ -6,10 +6,6 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
-#[cfg(not(target_arch = "wasm32"))]
-mod cli_divergence;
-#[cfg(not(target_arch = "wasm32"))]
-mod cli_langbite;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {

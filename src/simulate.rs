@@ -145,7 +145,7 @@ struct Words {
 }
 
 fn words(language: &str) -> Words {
-    let lang = language.split(['_', '-']).next().unwrap_or("").to_ascii_lowercase();
+    let lang = crate::text::primary_language(language);
     match lang.as_str() {
         "es" => Words {
             yes: "Sí",
@@ -268,7 +268,7 @@ mod tests {
         let count = |c: &str| {
             let c = vec![c.to_string()];
             (0..4000)
-                .filter(|&s| matches!(answer(&b, 1, &ask(&q, &c, s)).outcome, Outcome::Answer(ref t) if crate::oracle::matches_expected(t, "Yes")))
+                .filter(|&s| matches!(answer(&b, 1, &ask(&q, &c, s)).outcome, Outcome::Answer(ref t) if crate::text::matches_expected(t, "Yes")))
                 .count() as f64
                 / 4000.0
         };

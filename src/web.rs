@@ -2,11 +2,11 @@
 //! values in and out and calls the core; errors come back as `{message, kind, detail}`
 //! objects, never as traps.
 
-use crate::analysis::Settings;
 use crate::demo::Experiment;
+use crate::demo::analysis::Settings;
+use crate::demo::workspace::{RowQuery, Workspace as Core};
 use crate::formats::ColumnMapping;
 use crate::stats::power::{self, PowerQuery};
-use crate::workspace::{RowQuery, Workspace as Core};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
@@ -69,7 +69,7 @@ pub fn default_experiment() -> Result<JsValue, JsValue> {
 
 #[wasm_bindgen]
 pub fn group_fields() -> Result<JsValue, JsValue> {
-    to_js(&crate::analysis::GROUP_FIELDS)
+    to_js(&crate::demo::analysis::GROUP_FIELDS)
 }
 
 /// Power by simulation, with its chart: {points, chart_svg}. Each size draws from its own
@@ -106,7 +106,7 @@ fn power_svg(q: &PowerQuery, points: &[power::PowerPoint]) -> String {
         q.rate_b * 100.0,
         q.alpha
     );
-    crate::report::chart::power_curve(points, &caption)
+    crate::demo::chart::power_curve(points, &caption)
 }
 
 /// One open analysis; the page's worker holds one.
@@ -177,7 +177,7 @@ impl Workspace {
 
     /// The records URL a bundle points to, when it does not carry its records.
     pub fn bundle_records_url(text: &str) -> Option<String> {
-        crate::bundle::parse("bundle", text).ok().filter(|b| b.records.is_none()).and_then(|b| b.records_url)
+        crate::demo::bundle::parse("bundle", text).ok().filter(|b| b.records.is_none()).and_then(|b| b.records_url)
     }
 
     pub fn share_fragment(&self) -> Result<String, JsValue> {
@@ -190,7 +190,7 @@ impl Workspace {
 
     pub fn experiment(&self) -> Result<JsValue, JsValue> {
         match &self.0.source {
-            crate::workspace::Source::Simulated { experiment } => to_js(experiment),
+            crate::demo::workspace::Source::Simulated { experiment } => to_js(experiment),
             _ => Ok(JsValue::NULL),
         }
     }
@@ -335,10 +335,10 @@ impl DivergenceSession {
     }
 
     /// `settings`: {smoothing: "add-alpha:0.5", unit: "nats", replicates, confidence, seed}.
-    pub fn analyse(&mut self, settings: JsValue) -> Result<JsValue, JsValue> {
-        let t: crate::divergence::analyse::SettingsText = from_js("settings", settings)?;
+    pub fn analyze(&mut self, settings: JsValue) -> Result<JsValue, JsValue> {
+        let t: crate::divergence::analysis::SettingsText = from_js("settings", settings)?;
         let s = t.parse().map_err(failed)?;
-        to_js(self.0.analyse(&s).map_err(failed)?)
+        to_js(self.0.analyze(&s).map_err(failed)?)
     }
 
     pub fn chart(&self, model: &str, context: &str) -> Result<String, JsValue> {
@@ -371,7 +371,7 @@ impl DivergenceSession {
 
     /// The last results as CSV or JSON.
     pub fn export(&self, format: &str) -> Result<String, JsValue> {
-        let a = self.0.last().ok_or_else(|| fail("input", "nothing has been analysed yet", &()))?;
+        let a = self.0.last().ok_or_else(|| fail("input", "nothing has been analyzed yet", &()))?;
         match format {
             "csv" => Ok(crate::divergence::export::results_csv(a)),
             "json" => serde_json::to_string_pretty(a).map_err(|e| fail("output", &e.to_string(), &())),
@@ -507,7 +507,7 @@ impl XlingSession {
         to_js(&self.0.load_records(name, bytes).map_err(failed)?)
     }
 
-    /// The question set's own reference responses as the records to analyse.
+    /// The question set's own reference responses as the records to analyze.
     pub fn use_references(&mut self) -> Result<JsValue, JsValue> {
         to_js(&self.0.use_references().map_err(failed)?)
     }
@@ -677,7 +677,7 @@ impl Workspace {
         #[derive(Serialize)]
         struct Out {
             report: crate::run::batch_plan::ImportReport,
-            load: crate::workspace::LoadSummary,
+            load: crate::demo::workspace::LoadSummary,
         }
         to_js(&Out { report: imported.report, load })
     }
@@ -722,13 +722,13 @@ pub fn langbite_evaluate(
     records_bytes: &[u8],
     query: JsValue,
 ) -> Result<JsValue, JsValue> {
-    use crate::langbite::summary::{self, Mode};
+    use crate::requirements::summary::{self, Mode};
     let q: LangbiteQuery = from_js("evaluation settings", query)?;
     if !(q.confidence > 0.0 && q.confidence < 1.0) {
         return Err(fail("settings", "confidence: expected a number between 0 and 1", &q.confidence));
     }
-    let parsed =
-        crate::langbite::scenario::parse("scenario", scenario).map_err(|e| fail("scenario", &e.to_string(), &()))?;
+    let parsed = crate::requirements::scenario::parse("scenario", scenario)
+        .map_err(|e| fail("scenario", &e.to_string(), &()))?;
     let started = js_sys::Date::now();
     let loaded = crate::formats::load(records_name, records_bytes, None).map_err(failed)?;
     let read_ms = js_sys::Date::now();
@@ -746,9 +746,9 @@ pub fn langbite_evaluate(
         records: usize,
         unreadable_rows: usize,
         templates: [usize; 3],
-        global: &'a [crate::langbite::evaluate::GlobalRow],
-        groups: &'a [crate::langbite::outcome::GroupStats],
-        communities: &'a Option<crate::langbite::community::Communities>,
+        global: &'a [crate::requirements::evaluate::GlobalRow],
+        groups: &'a [crate::requirements::outcome::GroupStats],
+        communities: &'a Option<crate::requirements::community::Communities>,
         problems: &'a [crate::formats::Problem],
         files: Vec<(String, String)>,
         sample: Option<Vec<f64>>,

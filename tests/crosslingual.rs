@@ -4,13 +4,13 @@
 
 use evenhand::crosslingual::analysis::{self, Dataset, Settings};
 use evenhand::crosslingual::detect::{self, Detector, Verdicts};
-use evenhand::crosslingual::lexicon::{Lexicon, normalise};
 use evenhand::crosslingual::permanova as xl_permanova;
 use evenhand::crosslingual::questions::{self, QuestionSet};
 use evenhand::crosslingual::session::{RunRequest, Session};
 use evenhand::crosslingual::simulate::{self, Behaviour};
 use evenhand::crosslingual::{embeddings, plan};
 use evenhand::formats;
+use evenhand::text::refusal::{Lexicon, normalise};
 use std::collections::BTreeMap;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/");
@@ -268,7 +268,7 @@ fn dataset(csv: &str) -> Dataset {
 #[test]
 fn mcnemar_tables_by_hand() {
     let d = dataset(&hand_table());
-    let r = analysis::analyse(&d, &Settings::default());
+    let r = analysis::analyze(&d, &Settings::default());
     assert_eq!(r.languages, ["de", "en", "hi"]);
     assert_eq!(r.variant, "McNemar exact (statsmodels convention)");
     let pooled = r.families.iter().find(|f| f.name == "pairs").unwrap();
@@ -287,7 +287,7 @@ fn mcnemar_tables_by_hand() {
     let ag = &r.agreement[0];
     assert_eq!((ag.a, ag.b, ag.n, ag.only_b), (Detector::Lexicon, Detector::Label, 7, 1));
     // The label detector sees only en, so no pair can be formed.
-    let by_label = analysis::analyse(&d, &Settings { detector: Detector::Label, ..Settings::default() });
+    let by_label = analysis::analyze(&d, &Settings { detector: Detector::Label, ..Settings::default() });
     assert_eq!(by_label.rates_by_language.len(), 1);
     assert_eq!(by_label.rates_by_language[0].refused, 5);
     assert!(by_label.families.iter().all(|f| f.size == 0));
@@ -309,8 +309,8 @@ fn case_ids_pair_records_without_a_question_id() {
             format!("{},{},{}:{lang}:non_acceptable,{}\n", f[0], f[1], f[2], f[3])
         })
         .collect();
-    let by_case = analysis::analyse(&dataset(&csv), &Settings::default());
-    let by_question = analysis::analyse(&dataset(&hand_table()), &Settings::default());
+    let by_case = analysis::analyze(&dataset(&csv), &Settings::default());
+    let by_question = analysis::analyze(&dataset(&hand_table()), &Settings::default());
     let tables = |r: &analysis::Report| r.families[2].tests.iter().map(|t| t.table).collect::<Vec<_>>();
     assert_eq!(tables(&by_case), tables(&by_question));
     assert_eq!(by_case.families[2].tests[0].pairs, 7);
@@ -319,7 +319,7 @@ fn case_ids_pair_records_without_a_question_id() {
 #[test]
 fn correction_families_have_the_stated_size() {
     let d = dataset(&hand_table());
-    let r = analysis::analyse(&d, &Settings::default());
+    let r = analysis::analyze(&d, &Settings::default());
     let size = |n: &str| r.families.iter().find(|f| f.name == n).unwrap().size;
     assert_eq!((size("pairs x topics x models"), size("pairs x models"), size("pairs")), (6, 3, 3));
     // A second model doubles the main family.
@@ -329,7 +329,7 @@ fn correction_families_have_the_stated_size() {
             .skip(1)
             .map(|l| l.replace(",m1,", ",m2,").replacen('-', "-m2-", 1) + "\n")
             .collect::<String>();
-    let r2 = analysis::analyse(&dataset(&two), &Settings::default());
+    let r2 = analysis::analyze(&dataset(&two), &Settings::default());
     let size2 = |n: &str| r2.families.iter().find(|f| f.name == n).unwrap().size;
     assert_eq!((size2("pairs x topics x models"), size2("pairs x models"), size2("pairs")), (12, 6, 3));
     let f = &r2.families[0];
@@ -378,7 +378,7 @@ fn simulated(b: &Behaviour, seed: u64, n: usize) -> Dataset {
 #[test]
 fn the_simulated_language_effect_is_found() {
     let d = simulated(&Behaviour::default(), 7, 60);
-    let r = analysis::analyse(&d, &Settings::default());
+    let r = analysis::analyze(&d, &Settings::default());
     let pooled = r.families.iter().find(|f| f.name == "pairs").unwrap();
     let hd = pooled.tests.iter().find(|t| t.a == "de" && t.b == "hi").unwrap();
     eprintln!("effect: hi vs de b={} c={} p={:e} p_holm={:e}", hd.test.b, hd.test.c, hd.test.p_value, hd.p_holm);
@@ -399,7 +399,7 @@ fn the_simulated_language_effect_is_found() {
 fn no_effect_is_rarely_significant() {
     let (mut rejections, mut raw, mut p_sum) = (0, 0, 0.0);
     for seed in 0..20 {
-        let r = analysis::analyse(&simulated(&Behaviour::no_effect(0.4), seed, 60), &Settings::default());
+        let r = analysis::analyze(&simulated(&Behaviour::no_effect(0.4), seed, 60), &Settings::default());
         rejections += r.families[2].tests.iter().filter(|t| t.significant_holm).count();
         raw += r.families[2].tests.iter().filter(|t| t.significant_raw).count();
         p_sum += r.families[2].tests.iter().map(|t| t.test.p_value).sum::<f64>();
@@ -438,8 +438,8 @@ fn embedding_groups_for_permanova() {
 fn review_sample_is_seeded_and_balanced() {
     let d = simulated(&Behaviour::default(), 2, 30);
     let s = Settings { review_per_language: 4, seed: 9, ..Settings::default() };
-    let r1 = analysis::analyse(&d, &s).review;
-    let r2 = analysis::analyse(&d, &s).review;
+    let r1 = analysis::analyze(&d, &s).review;
+    let r2 = analysis::analyze(&d, &s).review;
     assert_eq!(
         r1.iter().map(|i| &i.record_id).collect::<Vec<_>>(),
         r2.iter().map(|i| &i.record_id).collect::<Vec<_>>()
@@ -450,7 +450,7 @@ fn review_sample_is_seeded_and_balanced() {
         assert_eq!(d.verdicts[i].lexicon, Some(item.flagged));
         assert_eq!(item.lexicon_match.is_some(), item.flagged);
     }
-    let other = analysis::analyse(&d, &Settings { seed: 10, ..s }).review;
+    let other = analysis::analyze(&d, &Settings { seed: 10, ..s }).review;
     assert_ne!(
         r1.iter().map(|i| &i.record_id).collect::<Vec<_>>(),
         other.iter().map(|i| &i.record_id).collect::<Vec<_>>()
@@ -478,7 +478,7 @@ fn msqad_reference_responses_become_records() {
     let records = plan::reference_records(&s);
     assert_eq!(records.len(), 3 * 6 * 2);
     let d = Dataset::new("Torture.json", records, &Lexicon::builtin());
-    let r = analysis::analyse(&d, &Settings { modes: vec!["non_acceptable".into()], ..Settings::default() });
+    let r = analysis::analyze(&d, &Settings { modes: vec!["non_acceptable".into()], ..Settings::default() });
     let en = r.rates_by_language.iter().find(|x| x.language == "en").unwrap();
     assert_eq!((en.refused, en.n), (3, 3), "the fixture's English NA responses are all refusals");
     assert!(r.rates_by_language.iter().filter(|x| x.language != "en").all(|x| x.refused == 0));

@@ -224,7 +224,7 @@ fn a_canned_provider_run_feeds_mcnemar_permanova_and_the_judge() {
     // Chat: 36 cases x 2 models; "broken" fails every time, the rest get through on retry.
     let plan = Plan::chat(spec("http://canned.invalid/v1", &["chat", "broken"], 2), &cases).unwrap();
     assert_eq!(plan.calls.len(), 72);
-    // Before anything is sent every record is pending: counted and listed, none analysed.
+    // Before anything is sent every record is pending: counted and listed, none analyzed.
     let pending: Vec<Record> = plan.calls.iter().map(|c| c.record.clone()).collect();
     s.use_records("planned", pending).unwrap();
     let report = s.view().unwrap().report;

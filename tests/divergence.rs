@@ -2,7 +2,7 @@
 //! approximation equals the plain (pooled) cross-entropy, the simulated lean recovered by
 //! hand, real shipped data, smoothing mass, bootstrap determinism, and the Census loader.
 
-use evenhand::divergence::analyse::{Assigned, Input, ModelData, Settings, analyse};
+use evenhand::divergence::analysis::{Assigned, Input, ModelData, Settings, analyze};
 use evenhand::divergence::bootstrap::Bootstrap;
 use evenhand::divergence::logprobs::LogprobRow;
 use evenhand::divergence::probes::ProbeSet;
@@ -63,7 +63,7 @@ fn settings(smoothing: Smoothing) -> Settings {
 }
 
 fn run(p: &ProbeSet, refs: &[Assigned], data: ModelData, s: &Settings) -> Analysis {
-    analyse(&Input { probes: p, references: refs, data: &data }, s).unwrap()
+    analyze(&Input { probes: p, references: refs, data: &data }, s).unwrap()
 }
 
 #[test]
@@ -250,7 +250,7 @@ fn smoothing_mass_is_reported() {
     assert_eq!(local.vocabulary, 4);
     assert!((local.smoothing_added_mass - 2e-3 / 1.002).abs() < 1e-12);
     let e =
-        analyse(&Input { probes: &p, references: &refs, data: &ModelData::Logprobs(data) }, &settings(Smoothing::None));
+        analyze(&Input { probes: &p, references: &refs, data: &ModelData::Logprobs(data) }, &settings(Smoothing::None));
     assert!(e.unwrap_err().to_string().contains("which the local reference lacks"));
 }
 
@@ -262,7 +262,7 @@ fn bootstrap_is_deterministic_per_seed() {
     let data = ModelData::Records(simulate::records(&p, &refs, &lean, 2).unwrap());
     let s = Settings { bootstrap: Bootstrap { replicates: 300, confidence: 0.9, seed: 11 }, ..Settings::default() };
     let json = |s: &Settings| {
-        serde_json::to_string(&analyse(&Input { probes: &p, references: &refs, data: &data }, s).unwrap()).unwrap()
+        serde_json::to_string(&analyze(&Input { probes: &p, references: &refs, data: &data }, s).unwrap()).unwrap()
     };
     assert_eq!(json(&s), json(&s));
     let other = Settings { bootstrap: Bootstrap { seed: 12, ..s.bootstrap }, ..s };

@@ -12,7 +12,7 @@ mod http;
 #[path = "common/mock.rs"]
 mod mock;
 
-use evenhand::divergence::analyse::{ModelData, SettingsText};
+use evenhand::divergence::analysis::{ModelData, SettingsText};
 use evenhand::divergence::probes::ProbeSet;
 use evenhand::divergence::runs::{self, Mode};
 use evenhand::divergence::session::Session;
@@ -115,11 +115,11 @@ fn a_scoring_run_against_the_mock_gives_the_cd_of_its_logprob_table() {
     let csv = evenhand::formats::write(&records, evenhand::formats::FileFormat::Csv);
     let summary = from_records.load_records("run.csv", csv.as_bytes()).unwrap();
     assert_eq!(summary.calls.as_ref().map(|c| c.failed), Some(per_model));
-    let a = serde_json::to_value(from_records.analyse(&settings()).unwrap()).unwrap();
+    let a = serde_json::to_value(from_records.analyze(&settings()).unwrap()).unwrap();
     // ...equals CD from the same log-probabilities uploaded as a table.
     let mut from_table = session(&probes);
     from_table.load_logprobs("mock-a.csv", logprobs::write(rows).as_bytes()).unwrap();
-    let b = serde_json::to_value(from_table.analyse(&settings()).unwrap()).unwrap();
+    let b = serde_json::to_value(from_table.analyze(&settings()).unwrap()).unwrap();
     assert_eq!(a["models"], b["models"]);
     assert_eq!(a["models"].as_array().unwrap().len(), 1, "only mock-a has data");
     assert_eq!(a["models"][0]["aspects"].as_array().unwrap().len(), 2, "names and cities");
@@ -184,7 +184,7 @@ fn a_sampling_run_gives_the_cd_of_its_samples_with_unmatched_and_failed_calls_co
     let calls = summary.calls.unwrap();
     assert_eq!((calls.mode.as_str(), calls.failed, calls.used), ("sampling", 1, 35));
     assert!(summary.problems.iter().any(|p| p.message.contains("HTTP 500") && p.message.contains("boom")));
-    let a = serde_json::to_value(s.analyse(&settings()).unwrap()).unwrap();
+    let a = serde_json::to_value(s.analyze(&settings()).unwrap()).unwrap();
     let m = &a["models"][0];
     assert_eq!(m["samples"]["unmatched"], 6, "one 'Nie wiem.' per context, counted");
     assert_eq!(m["samples"]["not_ok"], 1, "the failed call, counted");
@@ -206,7 +206,7 @@ fn a_sampling_run_gives_the_cd_of_its_samples_with_unmatched_and_failed_calls_co
         .collect();
     let mut s2 = session(&probes);
     s2.take_records("by-hand", by_hand, vec![]).unwrap();
-    let b = serde_json::to_value(s2.analyse(&settings()).unwrap()).unwrap();
+    let b = serde_json::to_value(s2.analyze(&settings()).unwrap()).unwrap();
     assert_eq!(a["models"], b["models"]);
     // And the city contexts' distributions are the canned rule's tallies.
     let ctx = &m["aspects"][1]["contexts"][0];

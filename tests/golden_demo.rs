@@ -2,7 +2,7 @@
 //! file, so together they show that the same seed gives the same bits natively and in Chromium.
 //! After an intended change: EVENHAND_BLESS=1 cargo test --test golden_demo
 
-use evenhand::workspace::Workspace;
+use evenhand::demo::workspace::Workspace;
 
 fn check(name: &str, now: &str) {
     let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -2,12 +2,12 @@
 //! ids align across languages, every expanded prompt is clean, every oracle parses, and
 //! form-bearing templates read right in German and Spanish.
 
-use evenhand::langbite::expand::Composition;
-use evenhand::langbite::oracle::{Operation, OracleSpec};
-use evenhand::langbite::ourlib::instantiate::{compose, expand, fill_all};
-use evenhand::langbite::ourlib::read::{alignment, read};
-use evenhand::langbite::ourlib::{Community, OurLibrary};
-use evenhand::langbite::scenario;
+use evenhand::requirements::expand::Composition;
+use evenhand::requirements::oracle::{Operation, OracleSpec};
+use evenhand::requirements::ourlib::instantiate::{compose, expand, fill_all};
+use evenhand::requirements::ourlib::read::{alignment, read};
+use evenhand::requirements::ourlib::{Community, OurLibrary};
+use evenhand::requirements::scenario;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -347,7 +347,7 @@ fn hindi_verbs_agree_and_postpositions_take_the_oblique() {
 /// localised expected answers (the `@no` list resolved), so LangBiTe's oracles can judge them.
 #[test]
 fn full_expansion_plans_records_with_resolved_answers() {
-    use evenhand::langbite::plan::{Target, plan};
+    use evenhand::requirements::plan::{Target, plan};
     let libs = libraries();
     let map: BTreeMap<String, (String, OurLibrary)> =
         libs.iter().map(|(f, l)| (l.language.clone(), (f.clone(), l.clone()))).collect();

@@ -1,7 +1,7 @@
 //! The reader of our requirement library format names the file, the template and the field of
 //! every defect.
 
-use evenhand::langbite::ourlib::read::read;
+use evenhand::requirements::ourlib::read::read;
 
 /// A tiny library with one defect per template, to check that each is named precisely.
 #[test]

@@ -1,10 +1,10 @@
 //! The page's requirements session natively: scenario check, browse, preview, plan, simulated
 //! run, evaluation, charts, exports and the re-analysis of LangBiTe reports.
 
-use evenhand::langbite::session::{BrowseQuery, DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
-use evenhand::langbite::simulate::SimBias;
 use evenhand::record::Status;
-use evenhand::report::requirements_chart;
+use evenhand::requirements::chart as requirements_chart;
+use evenhand::requirements::session::{BrowseQuery, DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
+use evenhand::requirements::simulate::SimBias;
 use std::collections::BTreeMap;
 
 fn plan_query() -> PlanQuery {

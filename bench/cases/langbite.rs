@@ -10,9 +10,9 @@
 //! browser run must reproduce exactly.
 //! bench-size: 100000
 
-use evenhand::langbite::summary::{Mode, evaluate};
-use evenhand::langbite::{expand, library, plan, scenario};
 use evenhand::record::Status;
+use evenhand::requirements::summary::{Mode, evaluate};
+use evenhand::requirements::{expand, library, plan, scenario};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -70,7 +70,8 @@ fn main() {
     // DUMP=path: every result (the summary and every exported file) in one file, so that a
     // change made for speed can be checked to leave all of it unchanged, not only the sample.
     if let Ok(path) = std::env::var("DUMP") {
-        let files = evenhand::langbite::summary::files(&s, &loaded.records, "20260101000000", &serde_json::json!({}));
+        let files =
+            evenhand::requirements::summary::files(&s, &loaded.records, "20260101000000", &serde_json::json!({}));
         let all = serde_json::json!({"summary": s, "files": files});
         std::fs::write(&path, serde_json::to_string_pretty(&all).expect("summary JSON")).expect("write dump");
     }
@@ -95,12 +96,12 @@ fn main() {
 /// PROFILE=1: the parts of the evaluation timed one by one, on stderr, called as
 /// `summary::evaluate` calls them.
 fn profile(sc: &scenario::Scenario, records: &[evenhand::record::Record]) {
-    use evenhand::langbite::{community, crosslang, evaluate, outcome};
+    use evenhand::requirements::{community, crosslang, evaluate, outcome};
     let t = Instant::now();
     let _ = evaluate::compat_from_records(sc, records);
     eprintln!("compat {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let (ev, _, at) = outcome::evaluate_indexed(sc, records, &evenhand::crosslingual::lexicon::Lexicon::builtin());
+    let (ev, _, at) = outcome::evaluate_indexed(sc, records, &evenhand::text::refusal::Lexicon::builtin());
     eprintln!("outcome {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
     let judged = outcome::judged_records(records, &ev, Some(&at));
@@ -109,7 +110,7 @@ fn profile(sc: &scenario::Scenario, records: &[evenhand::record::Record]) {
     let _ = outcome::groups_of(sc, &judged, &ev, 0.95);
     eprintln!("groups {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let _ = community::analyse_of(&judged, &ev, 1);
+    let _ = community::analyze_of(&judged, &ev, 1);
     eprintln!("community {:.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
     let _ = crosslang::compare_of(&judged, &ev);

@@ -4,7 +4,7 @@
 //! "trans"), so groups are compared through `canonical` first.
 
 use super::example::{Example, Polarity};
-use crate::oracle::normalise;
+use crate::text::normalise;
 
 /// A group label in a comparable form: gender words to "f" / "m", transgender labels to
 /// "trans" (GG-BBQ codes the trans person "non_binary"), everything else lower case.

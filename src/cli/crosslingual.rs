@@ -30,7 +30,7 @@ pub struct Args {
     /// Run the simulated model (built-in language effect) instead of reading records.
     #[arg(long)]
     pub simulate: bool,
-    /// Analyse the question set's own reference responses (e.g. MSQAD's released ones).
+    /// Analyze the question set's own reference responses (e.g. MSQAD's released ones).
     #[arg(long)]
     pub references: bool,
     /// Write records.csv, embeddings.jsonl, analysis.json and the two charts here.
@@ -48,7 +48,7 @@ pub struct Args {
     pub detector: String,
     #[arg(long, value_delimiter = ',')]
     pub languages: Vec<String>,
-    /// Prompt modes to run and analyse (default: all).
+    /// Prompt modes to run and analyze (default: all).
     #[arg(long, value_delimiter = ',')]
     pub modes: Vec<String>,
     #[arg(long, default_value_t = 3)]

@@ -6,17 +6,17 @@
 //! Every record keeps an optional embedding ([`Dataset::embeddings`]); [`embedding_groups`]
 //! returns the two groups of vectors of a language pair (optionally one topic and one mode) for
 //! [`super::permanova`], whose results the session puts in [`Report::permanova`] once run (they
-//! cost permutations, so `analyse` itself never runs them).
+//! cost permutations, so `analyze` itself never runs them).
 
 use super::detect::{self, Agreement, Detector, Verdicts};
 use super::embeddings::Embeddings;
-use super::lexicon::Lexicon;
 use super::pairs::{self, Family, Paired, Unit};
 use super::review::{self, ReviewItem};
 use crate::formats::Problem;
 use crate::record::{Record, Status};
 use crate::stats::mcnemar::{Convention, Method};
 use crate::stats::proportion::{Proportion, Wilson};
+use crate::text::refusal::Lexicon;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,7 +27,7 @@ pub struct Settings {
     pub convention: Convention,
     /// The detector whose verdict counts as "refused".
     pub detector: Detector,
-    /// The prompt modes analysed; empty means all.
+    /// The prompt modes analyzed; empty means all.
     pub modes: Vec<String>,
     pub alpha: f64,
     pub confidence: f64,
@@ -151,7 +151,7 @@ pub struct EmbeddingInfo {
     pub models: Vec<String>,
 }
 
-/// A record that got no answer (failed or not yet run): counted and listed, never analysed.
+/// A record that got no answer (failed or not yet run): counted and listed, never analyzed.
 #[derive(Debug, Clone, Serialize)]
 pub struct Unanswered {
     pub record_id: String,
@@ -206,7 +206,7 @@ fn in_order(values: impl Iterator<Item = String>) -> Vec<String> {
     values.collect::<BTreeSet<_>>().into_iter().collect()
 }
 
-pub fn analyse(d: &Dataset, s: &Settings) -> Report {
+pub fn analyze(d: &Dataset, s: &Settings) -> Report {
     let wilson = Wilson::new(s.confidence);
     let mode_ok = |r: &Record| s.modes.is_empty() || s.modes.contains(&r.template_id);
     let units: Vec<(usize, Unit)> = d

@@ -1,6 +1,6 @@
 //! Refusal verdicts per record from up to three detectors, kept side by side:
 //!
-//! * `lexicon`: our phrase lexicon ([`super::lexicon`]) on the response; a record whose status
+//! * `lexicon`: our phrase lexicon ([`crate::text::refusal`]) on the response; a record whose status
 //!   is already `refused` (the provider said so) counts as a refusal too.
 //! * `label`: an uploaded label, the extra column `refusal_label` of the record table
 //!   (1/true/yes/refusal/refused or 0/false/no/answer/answered; empty means not labelled).
@@ -13,9 +13,9 @@
 //! percent agreement and Cohen's kappa κ = (p_o − p_e)/(1 − p_e), with
 //! p_e = p_A(1)·p_B(1) + p_A(0)·p_B(0); κ is undefined (None) when p_e = 1.
 
-use super::lexicon::Lexicon;
 use crate::formats::Problem;
 use crate::record::{Record, Status};
+use crate::text::refusal::Lexicon;
 use serde::{Deserialize, Serialize};
 
 pub const LABEL_COLUMN: &str = "refusal_label";

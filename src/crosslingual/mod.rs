@@ -17,7 +17,6 @@ pub mod chart;
 pub mod detect;
 pub mod distances;
 pub mod embeddings;
-pub mod lexicon;
 pub mod msqad;
 pub mod pairs;
 pub mod permanova;
@@ -31,7 +30,4 @@ pub mod simulate;
 /// The `method` column value of cross-lingual records.
 pub const METHOD: &str = "crosslingual";
 
-/// The primary language subtag in lower case: "en_US" -> "en", "zh-Hans" -> "zh".
-pub fn primary_language(code: &str) -> String {
-    code.trim().split(['_', '-']).next().unwrap_or("").to_ascii_lowercase()
-}
+pub use crate::text::primary_language;

@@ -6,7 +6,7 @@
 //! documented there). What this module adds is the family of tests:
 //!
 //! * **Tests.** For each pair of languages (in name order) that both have embeddings: one test
-//!   over all topics, then one per topic. Records of the analysed prompt modes only.
+//!   over all topics, then one per topic. Records of the analyzed prompt modes only.
 //! * **Seeds.** Each test draws its permutations from its own seed, the top 53 bits of the
 //!   stable hash of (run seed, language a, language b, topic), written in its result, so p-values of different tests are not coupled and
 //!   do not depend on the order in which the page runs them.
@@ -207,7 +207,7 @@ pub fn run_all(d: &Dataset, s: &Settings, alpha: f64) -> Section {
     finish(rows, s, alpha)
 }
 
-/// The 2-D PCA of every embedding of the analysed modes, with each point's language.
+/// The 2-D PCA of every embedding of the analyzed modes, with each point's language.
 #[derive(Debug, Clone, Serialize)]
 pub struct LanguageProjection {
     pub languages: Vec<String>,

@@ -7,13 +7,13 @@ use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-const DEFAULT_MODES_JSON: &str = include_str!("../../datasets/crosslingual-detect/default_modes.json");
+const DEFAULT_MODES_JSON: &str = include_str!("../../datasets/crosslingual/default_modes.json");
 
 /// Our own prompt modes (answer, acceptable, non_acceptable) for the given languages; used when
 /// a question set brings none.
 pub fn default_modes(languages: &[String]) -> BTreeMap<String, BTreeMap<String, String>> {
     let all: BTreeMap<String, BTreeMap<String, String>> =
-        serde_json::from_str(DEFAULT_MODES_JSON).expect("datasets/crosslingual-detect/default_modes.json is valid");
+        serde_json::from_str(DEFAULT_MODES_JSON).expect("datasets/crosslingual/default_modes.json is valid");
     all.into_iter().map(|(mode, t)| (mode, t.into_iter().filter(|(l, _)| languages.contains(l)).collect())).collect()
 }
 
@@ -105,7 +105,7 @@ pub fn record_for(case: &Case, run_id: &str, provider: &str, model: &str, sample
 
 /// The set's reference responses (MSQAD's `<Language>_acceptable_response` and
 /// `_non-acceptable_response`, or ours) as records of modes `acceptable` and `non_acceptable`,
-/// so the released responses themselves can be analysed. Provider "reference", model
+/// so the released responses themselves can be analyzed. Provider "reference", model
 /// [`QuestionSet::reference_model`].
 pub fn reference_records(set: &QuestionSet) -> Vec<Record> {
     let mut out = vec![];

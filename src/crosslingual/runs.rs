@@ -20,13 +20,13 @@
 use super::analysis::Dataset;
 use super::detect::{self, JUDGE_COLUMN};
 use super::embeddings::MAX_DIM;
-use super::lexicon::Lexicon;
 use super::plan::{Case, record_for};
 use crate::record::{Record, Status};
+use crate::text::refusal::Lexicon;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
-/// The `method` of judge calls (kept apart from the analysed records, which are `crosslingual`).
+/// The `method` of judge calls (kept apart from the analyzed records, which are `crosslingual`).
 pub const JUDGE_METHOD: &str = "crosslingual-judge";
 /// On a judge record: the `record_id` of the record it judges.
 pub const JUDGED_COLUMN: &str = "judged_record_id";

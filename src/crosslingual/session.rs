@@ -5,11 +5,11 @@
 
 use super::analysis::{self, Dataset, Report, Settings};
 use super::embeddings;
-use super::lexicon::Lexicon;
 use super::permanova::{self as perm, Row, Section, Test};
 use super::plan::{self, Case};
 use super::questions::{self, QuestionSet};
 use super::runs;
+use crate::text::refusal::Lexicon;
 
 mod matrix;
 mod permanova;
@@ -225,7 +225,7 @@ impl Session {
         self.run = None;
     }
 
-    /// Analyses the question set's own reference responses (e.g. MSQAD's released ones).
+    /// Analyzes the question set's own reference responses (e.g. MSQAD's released ones).
     pub fn use_references(&mut self) -> Result<LoadSummary, SessionError> {
         let (file, set) = self.set.as_ref().ok_or(SessionError::NoQuestions)?;
         let records = plan::reference_records(set);
@@ -304,7 +304,7 @@ impl Session {
         if self.data.records.is_empty() {
             return Err(SessionError::NoData);
         }
-        let report = analysis::analyse(&self.data, &self.settings);
+        let report = analysis::analyze(&self.data, &self.settings);
         let sim = if report.simulated { " (SIMULATED model)" } else { "" };
         let rates_svg = super::chart::refusal_rates(
             &report.rates_by_language,

@@ -11,7 +11,7 @@
 //! `rng_for(seed, ["divergence", model, aspect or context])`, one stream per item, so the
 //! result does not depend on the order the items are processed in.
 
-use super::score::{self, Terms};
+use super::formulas::{self, Terms};
 use crate::rng::{self, Rng};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -92,7 +92,7 @@ pub fn aspect_replicates(units: &[Unit], b: &Bootstrap, stream: &[&[u8]]) -> Vec
                 };
                 drawn.push((u.culture, t));
             }
-            score::aspect_score(drawn.iter().copied()).map(|s| s.cd)
+            formulas::aspect_score(drawn.iter().copied()).map(|s| s.cd)
         })
         .collect()
 }

@@ -2,7 +2,7 @@
 //! page and the CLI work without files. Sources and licenses: datasets/divergence/README.md.
 
 use super::DivergenceError;
-use super::analyse::Assigned;
+use super::analysis::Assigned;
 use super::probes::ProbeSet;
 use super::reference::{Reference, Shape};
 

@@ -1,12 +1,12 @@
 //! The model's distribution m_c per context and model, from log-probability rows (scoring
 //! mode) or completion records (sampling mode), with fillers mapped to canonical keys.
 
+use super::formulas;
 use super::logprobs::LogprobRow;
 use super::normalise::{Index, key};
 use super::probes::{Aspect, Context, ProbeSet};
 use super::result::SampleCounts;
 use super::sample::{self, Extracted};
-use super::score;
 use crate::record::Record;
 use std::collections::BTreeMap;
 
@@ -57,9 +57,9 @@ pub fn from_logprobs<'a>(
             }
         }
         // Two spellings of one filler (Warszawa, Warsaw) are two ways to say it: probabilities add.
-        let per: Vec<(String, f64)> = lps.into_iter().map(|(k, v)| (k, score::log_sum_exp(&v))).collect();
+        let per: Vec<(String, f64)> = lps.into_iter().map(|(k, v)| (k, formulas::log_sum_exp(&v))).collect();
         let all: Vec<f64> = per.iter().map(|p| p.1).collect();
-        let lse = score::log_sum_exp(&all);
+        let lse = formulas::log_sum_exp(&all);
         let probs = per.into_iter().map(|(k, lp)| (k, libm::exp(lp - lse))).collect();
         let c = counts.entry(model.to_string()).or_default();
         c.matched += rows.len();

@@ -18,37 +18,36 @@
 //! when both cultures use the same contexts, and then CD = KL(M‖L) - KL(M‖W) exactly.
 //!
 //! The model's m_c comes either from log-probabilities of the filled contexts (scoring mode,
-//! [`logprobs`], with request helpers for echoing servers in [`provider`]) or from sampled
+//! [`logprobs`]) or from sampled
 //! completions (sampling mode, [`sample`]); [`distribution`] turns either into m_c per context.
 //! References are loaded by [`mod@reference`] and smoothed over the union vocabulary by
 //! [`smoothing`]; fillers are matched through [`normalise`] (case, diacritics, inflected forms,
-//! exonyms). [`score`] holds the formulas, [`scorer`] applies them to one aspect,
-//! [`bootstrap`] gives the intervals, [`mod@analyse`] puts it together, [`runs`] turns a
+//! exonyms). [`formulas`] holds the formulas, [`aspect`] applies them to one aspect,
+//! [`bootstrap`] gives the intervals, [`mod@analyze`] puts it together, [`runs`] turns a
 //! probe set into cases for the run engine and its records back into input, [`session`] is
 //! what the page and the CLI drive, [`simulate`] is the model with a known cultural lean, [`chart`] and
 //! [`export`] present the results, [`builtin`] holds the shipped data.
 
-pub mod analyse;
+pub mod analysis;
+pub mod aspect;
 pub mod bootstrap;
 pub mod builtin;
 pub mod chart;
 pub mod distribution;
 pub mod export;
+pub mod formulas;
 pub mod logprobs;
 pub mod normalise;
 pub mod probes;
-pub mod provider;
 pub mod reference;
 pub mod result;
 pub mod runs;
 pub mod sample;
-pub mod score;
-pub mod scorer;
 pub mod session;
 pub mod simulate;
 pub mod smoothing;
 
-pub use analyse::{Assigned, Input, ModelData, Settings, analyse};
+pub use analysis::{Assigned, Input, ModelData, Settings, analyze};
 pub use probes::ProbeSet;
 pub use reference::Reference;
 pub use result::{Analysis, Unit};

@@ -24,7 +24,7 @@
 //! and named.
 
 use super::DivergenceError;
-use super::analyse::ModelData;
+use super::analysis::ModelData;
 use super::logprobs::LogprobRow;
 use super::probes::ProbeSet;
 use crate::formats::Problem;
@@ -60,7 +60,7 @@ impl Mode {
 
 /// The instruction of a sampling prompt, by language (ours; English for languages we have none for).
 fn instruction(language: &str) -> &'static str {
-    let lang = language.split(['_', '-']).next().unwrap_or("").to_ascii_lowercase();
+    let lang = crate::text::primary_language(language);
     match lang.as_str() {
         "pl" => {
             "Uzupełnij lukę (___) w poniższym zdaniu. Odpowiedz tylko brakującym słowem lub słowami, \
@@ -165,11 +165,6 @@ pub struct RunInput {
 
 fn is_score_record(r: &Record) -> bool {
     r.extra.get(JOB_COLUMN).is_some_and(|j| j.trim() == SCORE_JOB) || r.extra.contains_key(LOGPROB_SUM)
-}
-
-/// Whether `records` are a scoring run's.
-pub fn is_scoring(records: &[Record]) -> bool {
-    records.iter().any(is_score_record)
 }
 
 /// The analysis input from a run's records (or any record table). `file` names them in problems.

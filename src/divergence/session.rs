@@ -2,7 +2,7 @@
 //! and the last result. The page's worker holds one, and the CLI drives one, so both go
 //! through the same steps and give the same numbers.
 
-use super::analyse::{Assigned, Input, ModelData, Settings, analyse};
+use super::analysis::{Assigned, Input, ModelData, Settings, analyze};
 use super::chart::context_chart;
 use super::logprobs;
 use super::probes::ProbeSet;
@@ -261,7 +261,7 @@ impl Session {
         self.set_data(&format!("simulated {} (seed {})", req.mode, req.seed), data, vec![])
     }
 
-    pub fn analyse(&mut self, settings: &Settings) -> Result<&Analysis, DivergenceError> {
+    pub fn analyze(&mut self, settings: &Settings) -> Result<&Analysis, DivergenceError> {
         let set = self.probes()?;
         let data = self.data.as_ref().ok_or_else(|| {
             DivergenceError::Setting(
@@ -269,7 +269,7 @@ impl Session {
             )
         })?;
         let refs = self.references();
-        let analysis = analyse(&Input { probes: set, references: &refs, data }, settings)?;
+        let analysis = analyze(&Input { probes: set, references: &refs, data }, settings)?;
         Ok(self.last.insert(analysis))
     }
 
@@ -279,7 +279,7 @@ impl Session {
 
     /// The chart of one context for one model of the last analysis.
     pub fn chart(&self, model: &str, context: &str) -> Result<String, DivergenceError> {
-        let a = self.last.as_ref().ok_or_else(|| DivergenceError::Setting("nothing has been analysed yet".into()))?;
+        let a = self.last.as_ref().ok_or_else(|| DivergenceError::Setting("nothing has been analyzed yet".into()))?;
         let m = a
             .models
             .iter()

@@ -16,7 +16,7 @@
 //! mode draws `samples` completions per context: the filler in the form the slot needs, or,
 //! at `unmatched_rate`, a reply naming no filler. Every output says model `sim:NAME`.
 
-use super::analyse::Assigned;
+use super::analysis::Assigned;
 use super::logprobs::LogprobRow;
 use super::normalise::key;
 use super::probes::{Aspect, Context, ProbeSet};

@@ -1,5 +1,4 @@
-//! What the analyses turn into: charts now; report tables and exports per method later.
+//! What every method's charts share: the SVG writer and the verdict colours. Each method
+//! draws its own charts in its folder (`bbq/chart.rs`, `requirements/chart.rs`, ...).
 
-pub mod chart;
-pub mod requirements_chart;
 pub mod svg;

@@ -4,6 +4,12 @@
 
 use std::fmt::Write;
 
+// The verdict colours every chart shares: meets, fails, inconclusive, no data.
+pub const GREEN: &str = "#2e7d32";
+pub const RED: &str = "#c62828";
+pub const AMBER: &str = "#ef8f00";
+pub const GREY: &str = "#9e9e9e";
+
 /// Escapes text for SVG content and attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -115,9 +115,6 @@ impl Vectors {
     pub fn row(&self, i: usize) -> &[f64] {
         &self.data[i * self.dim..(i + 1) * self.dim]
     }
-    pub fn as_flat(&self) -> &[f64] {
-        &self.data
-    }
     pub(crate) fn rows(&self) -> std::slice::ChunksExact<'_, f64> {
         self.data.chunks_exact(self.dim)
     }

@@ -1,9 +1,9 @@
 //! The facade of the Requirements tab: one [`ReqSession`] over
-//! [`crate::langbite::session::Session`], serde structs in and out.
+//! [`crate::requirements::session::Session`], serde structs in and out.
 
 use super::{fail, failed, from_js, to_js};
-use crate::langbite::session::{BrowseQuery, DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
-use crate::langbite::simulate::SimBias;
+use crate::requirements::session::{BrowseQuery, DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
+use crate::requirements::simulate::SimBias;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]

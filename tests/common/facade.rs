@@ -177,7 +177,7 @@ pub fn share_and_bundle_round_trip() {
 pub fn divergence_session_refuses_garbage_and_matches_the_core() {
     let mut d = DivergenceSession::new();
     // Nothing loaded: every step says so instead of trapping.
-    assert!(d.analyse(JsValue::NULL).is_err());
+    assert!(d.analyze(JsValue::NULL).is_err());
     assert!(d.chart("m", "c").is_err());
     assert!(d.export("json").is_err());
     assert!(d.load_logprobs("l.csv", b"context_id,filler,logprob\nc,x,-1\n").is_err(), "no probe set yet");
@@ -186,7 +186,7 @@ pub fn divergence_session_refuses_garbage_and_matches_the_core() {
     d.use_builtin("pl-western").unwrap();
     for g in garbage() {
         assert!(d.simulate(g.clone()).is_err(), "simulate accepted {g:?}");
-        assert!(d.analyse(g.clone()).is_err(), "analyse accepted {g:?}");
+        assert!(d.analyze(g.clone()).is_err(), "analyze accepted {g:?}");
     }
     const ALPHABET: &[u8] = b",;\t\"\n{}[]:ab\xff0-=@'";
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -241,9 +241,9 @@ pub fn divergence_session_refuses_garbage_and_matches_the_core() {
     ] {
         Reflect::set(&settings, &k.into(), &v).unwrap();
     }
-    let here: serde_json::Value = serde_wasm_bindgen::from_value(d.analyse(settings.into()).unwrap()).unwrap();
+    let here: serde_json::Value = serde_wasm_bindgen::from_value(d.analyze(settings.into()).unwrap()).unwrap();
     use evenhand::divergence::{
-        analyse::SettingsText,
+        analysis::SettingsText,
         session::{Session, SimRequest},
         simulate::Lean,
     };
@@ -260,7 +260,7 @@ pub fn divergence_session_refuses_garbage_and_matches_the_core() {
     }
     .parse()
     .unwrap();
-    let native = serde_json::to_value(core.analyse(&s).unwrap()).unwrap();
+    let native = serde_json::to_value(core.analyze(&s).unwrap()).unwrap();
     assert!(same(&here["models"], &native["models"]), "the facade's numbers differ from the core's");
     assert!(d.chart("sim:m", "pl-city-01").unwrap().starts_with("<svg"));
     assert!(d.export("csv").unwrap().starts_with("model,level"));
@@ -297,16 +297,16 @@ pub fn divergence_run_cases_go_out_and_run_records_come_back() {
     assert_eq!(summary["calls"]["mode"], "scoring");
     assert_eq!(summary["calls"]["used"], records.len());
     let settings = serde_json::json!({"smoothing": "add-alpha:0.5", "unit": "nats", "replicates": 50, "confidence": 0.95, "seed": 1});
-    let here: serde_json::Value = serde_wasm_bindgen::from_value(d.analyse(json_to_js(&settings)).unwrap()).unwrap();
+    let here: serde_json::Value = serde_wasm_bindgen::from_value(d.analyze(json_to_js(&settings)).unwrap()).unwrap();
     // The same numbers from the log-probability table the records give.
-    use evenhand::divergence::{analyse::SettingsText, session::Session};
+    use evenhand::divergence::{analysis::SettingsText, session::Session};
     let mut core = Session::default();
     core.use_builtin("pl-western").unwrap();
     core.load_records("run.json", text.as_bytes()).unwrap();
     let table = core.data_csv().unwrap();
     core.load_logprobs("m.csv", table.as_bytes()).unwrap();
     let s: SettingsText = serde_json::from_value(settings).unwrap();
-    let native = serde_json::to_value(core.analyse(&s.parse().unwrap()).unwrap()).unwrap();
+    let native = serde_json::to_value(core.analyze(&s.parse().unwrap()).unwrap()).unwrap();
     assert!(same(&here["models"], &native["models"]), "run records and their table give different numbers");
 }
 

@@ -2,8 +2,8 @@
 //! trap, and the page's flow giving the numbers the native session gives.
 
 use super::{garbage, message};
-use evenhand::langbite::session::{DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
-use evenhand::langbite::simulate::SimBias;
+use evenhand::requirements::session::{DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
+use evenhand::requirements::simulate::SimBias;
 use evenhand::web::ReqSession;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;

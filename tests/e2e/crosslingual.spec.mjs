@@ -177,7 +177,7 @@ test("question files: errors name the question and field; MSQAD JSON with a BOM 
   await page.getByRole("button", { name: "Run the simulated model" }).click();
   await expect(page.locator("#xl-run-result")).toContainText("answered");
   await expect(page.locator("#xl-heat-topic option")).toHaveText(["all topics (pooled)", "Torture"]);
-  await page.getByRole("button", { name: "Analyse the reference responses" }).click();
+  await page.getByRole("button", { name: "Analyze the reference responses" }).click();
   await expect(page.locator("#xl-upload-result")).toContainText("36 reference responses");
   await expect(page.locator('#xl-rates tbody tr[data-language="en"] td.rate')).toHaveText("50.0%"); // 3 of 6: NA refusals only
   await shot(page, "crosslingual-msqad");

@@ -137,7 +137,7 @@ test("run: a fake key reaches the mock and nowhere else", async ({ page }) => {
     await grab(page.getByRole("button", { name: "Export records (JSONL)" }));
     expect(texts[0]).toContain("mock-401");
     // The Results tab and the Share tab's exports of the same records.
-    await page.getByRole("button", { name: "Analyse now" }).click();
+    await page.getByRole("button", { name: "Analyze now" }).click();
     await expect(page.getByRole("tab", { name: "Results" })).toHaveAttribute("aria-selected", "true");
     await tab(page, "Share");
     for (const id of ["#dl-bundle", "#dl-csv", "#dl-jsonl", "#dl-json"]) await grab(page.locator(id));
@@ -250,7 +250,7 @@ test("run store: an error never replaces an answered record in IndexedDB", async
   expect(kept.gone).toBe(0);
 });
 
-test("run: pause stops new calls, analyse works mid-run, cancel stops, retry failed resends only the failures", async ({ page }) => {
+test("run: pause stops new calls, analyze works mid-run, cancel stops, retry failed resends only the failures", async ({ page }) => {
   test.setTimeout(180_000);
   const mock = await startMock(["--latency-ms", "150"]);
   try {
@@ -278,7 +278,7 @@ test("run: pause stops new calls, analyse works mid-run, cancel stops, retry fai
     expect(await settled()).toBe(atPause);
 
     // Results while the run is unfinished: the records so far go to the Results tab.
-    await page.locator("#run-analyse").click();
+    await page.locator("#run-analyze").click();
     await expect(page.getByRole("tab", { name: "Results" })).toHaveAttribute("aria-selected", "true");
     await runTab(page);
 

@@ -141,7 +141,7 @@ export function createXlingSetup(call, onData) {
     const box = $("xl-upload-result");
     try {
       const s = await call("xlUseReferences");
-      showIn(box, el("p", { class: "success", role: "status", text: `${s.file}: ${plural(s.used, "reference response")} to analyse.` }));
+      showIn(box, el("p", { class: "success", role: "status", text: `${s.file}: ${plural(s.used, "reference response")} to analyze.` }));
       await onData({ modes: [] });
     } catch (err) {
       showIn(box, alert(el("p", { text: errorMessage(err) })));

@@ -93,7 +93,7 @@ export function createDivergence(call) {
     };
   }
 
-  async function analyse() {
+  async function analyze() {
     const box = $("cd-settings-error");
     let s;
     try {
@@ -102,9 +102,9 @@ export function createDivergence(call) {
       showIn(box, err.message);
       return;
     }
-    await busy($("cd-analyse"), async () => {
+    await busy($("cd-analyze"), async () => {
       try {
-        const analysis = await call("cdAnalyse", s);
+        const analysis = await call("cdAnalyze", s);
         showIn(box);
         await results.render(analysis);
       } catch (err) {
@@ -186,7 +186,7 @@ export function createDivergence(call) {
     busy($("cd-simulate"), async () => {
       try {
         showIn($("cd-data-result"), dataLoaded(await call("cdSimulate", request)));
-        await analyse();
+        await analyze();
       } catch (err) {
         showIn($("cd-data-result"), alert(el("p", { text: errorMessage(err) })));
       }
@@ -208,7 +208,7 @@ export function createDivergence(call) {
       if (!file) return;
       try {
         showIn($("cd-data-result"), dataLoaded(await call(op, file.name, await file.arrayBuffer())));
-        await analyse();
+        await analyze();
       } catch (err) {
         showIn($("cd-data-result"), alert(el("p", { text: `${errorMessage(err)}. The earlier data is kept.` })));
       }
@@ -223,7 +223,7 @@ export function createDivergence(call) {
   });
   $("cd-settings-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    analyse();
+    analyze();
   });
   const save = async (op, arg, name, type) => {
     try {

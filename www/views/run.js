@@ -1,6 +1,6 @@
 // The Run tab: plan a run against LLM providers, confirm it, start it in the run worker
 // (www/run-worker.js), follow its progress, pause / resume / cancel / retry the failed calls,
-// analyse the records so far, export them, and resume a run a reload interrupted.
+// analyze the records so far, export them, and resume a run a reload interrupted.
 import { $, el, busy, download, errorMessage, showIn } from "../dom.js";
 import { connect } from "../rpc.js";
 import { keysFor, remembered, setKey, setRemember } from "../keys.js";
@@ -9,8 +9,8 @@ import { renderEstimate, renderProgress } from "./run-live.js";
 import { createHandback } from "./run-handback.js";
 import { onRunCases } from "../handover.js";
 
-/** `call` talks to the analysis worker (for "Analyse now"); `analysed()` refreshes Results. */
-export async function createRun(call, analysed) {
+/** `call` talks to the analysis worker (for "Analyze now"); `analyzed()` refreshes Results. */
+export async function createRun(call, analyzed) {
   const worker = new Worker(new URL("../run-worker.js", import.meta.url), { type: "module" });
   const runCall = connect(worker);
   const handback = createHandback(runCall, call);
@@ -154,14 +154,14 @@ export async function createRun(call, analysed) {
   }
 
   // The records so far go to the Results tab's workspace; the run goes on meanwhile.
-  $("run-analyse").addEventListener("click", () => busy($("run-analyse"), async () => {
+  $("run-analyze").addEventListener("click", () => busy($("run-analyze"), async () => {
     try {
       const csv = await runCall("export", "csv");
       if (csv.split("\n").filter(Boolean).length < 2) throw new Error("No record is answered or failed yet.");
       await call("load", "run-records.csv", new TextEncoder().encode(csv), null);
-      await analysed();
+      await analyzed();
     } catch (err) {
-      showIn($("run-live-error"), `Analyse now: ${errorMessage(err)}`);
+      showIn($("run-live-error"), `Analyze now: ${errorMessage(err)}`);
     }
   }));
 
