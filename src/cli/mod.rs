@@ -385,7 +385,7 @@ fn mcnemar(table: &str, method: &str, convention: &str) -> Result<ExitCode, Fail
         "r" => Convention::R,
         _ => return Err(Failure(format!("--convention: expected statsmodels or r, found {convention:?}"))),
     };
-    let t = Table { n00: counts[0], n01: counts[1], n10: counts[2], n11: counts[3] };
+    let t = Table::new(counts[0], counts[1], counts[2], counts[3]).map_err(|e| Failure(format!("--table: {e}")))?;
     print_json(&mcnemar::mcnemar(&t, method, convention))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -37,6 +37,19 @@ pub enum Convention {
     R,
 }
 
+/// The largest cell count accepted: 2^53, the last integer an f64 holds exactly. Every formula
+/// here turns counts into f64, and the exact test's tail sum grows with √(b + c), so larger
+/// counts would be silently rounded (or take minutes); they are refused instead.
+pub const MAX_COUNT: u64 = 1 << 53;
+
+/// A cell of a table that is above [`MAX_COUNT`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{cell} = {value} is above 2^53 = {max}, the largest count McNemar's test takes (counts must be exact as 64-bit floats)", max = MAX_COUNT)]
+pub struct CountTooLarge {
+    pub cell: &'static str,
+    pub value: u64,
+}
+
 /// A paired 2×2 table `[[n00, n01], [n10, n11]]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Table {
@@ -64,11 +77,26 @@ pub struct McNemar {
     pub note: String,
 }
 
+impl Table {
+    /// The table, or the first cell above [`MAX_COUNT`].
+    pub fn new(n00: u64, n01: u64, n10: u64, n11: u64) -> Result<Table, CountTooLarge> {
+        for (cell, value) in [("N00", n00), ("N01", n01), ("N10", n10), ("N11", n11)] {
+            if value > MAX_COUNT {
+                return Err(CountTooLarge { cell, value });
+            }
+        }
+        Ok(Table { n00, n01, n10, n11 })
+    }
+}
+
 /// McNemar's test on `t` with the given variant. Never fails: every edge case (no discordant
 /// pairs, a zero cell) gives a defined p-value and is explained in `note`.
 pub fn mcnemar(t: &Table, method: Method, convention: Convention) -> McNemar {
     let (b, c) = (t.n01, t.n10);
-    let n = b + c;
+    // b + c in 128 bits: two u64 counts can overflow a u64 sum (a wrapped sum once read
+    // 2^64 − 1 + 1 as "no discordant pairs").
+    let wide = u128::from(b) + u128::from(c);
+    let n = u64::try_from(wide).unwrap_or(u64::MAX);
     let m = b.min(c);
     let mut notes: Vec<String> = vec![];
     let (statistic, p_value) = match method {
@@ -81,19 +109,19 @@ pub fn mcnemar(t: &Table, method: Method, convention: Convention) -> McNemar {
                 notes.push("mid-p: p = min(1, 2·P(X ≤ min(b,c)) − P(X = min(b,c))), X ~ Bin(b+c, 1/2)".into());
                 tail.mid_p()
             };
-            if n == 0 {
+            if wide == 0 {
                 notes.push("no discordant pairs (b + c = 0): p = 1".into());
             }
             (Some(m as f64), p)
         }
-        Method::Chi2 | Method::Chi2Cc if n == 0 => {
+        Method::Chi2 | Method::Chi2Cc if wide == 0 => {
             notes.push("no discordant pairs (b + c = 0): the chi-squared statistic is undefined (0/0); p = 1".into());
             (None, 1.0)
         }
         Method::Chi2 => {
             notes.push("chi2: (b − c)²/(b + c), 1 df, no continuity correction".into());
             let d = b.abs_diff(c) as f64;
-            let x = d * d / n as f64;
+            let x = d * d / wide as f64;
             (Some(x), chi2_1_sf(x))
         }
         Method::Chi2Cc => {
@@ -108,7 +136,7 @@ pub fn mcnemar(t: &Table, method: Method, convention: Convention) -> McNemar {
                     Convention::R => "b = c: correction skipped as R mcnemar.test does, statistic = 0, p = 1".into(),
                 });
             }
-            let x = d * d / n as f64;
+            let x = d * d / wide as f64;
             (Some(x), chi2_1_sf(x))
         }
     };
@@ -336,6 +364,25 @@ mod tests {
         let r = mcnemar(&table(0, 9), Method::Chi2, Convention::R);
         assert_eq!((r.odds_ratio, r.odds_ratio_low, r.odds_ratio_high), (None, None, None));
         assert!(r.note.contains("odds ratio"));
+    }
+
+    #[test]
+    fn discordant_counts_near_u64_max_do_not_wrap() {
+        // Regression: b + c wrapped to 0 ("no discordant pairs", p = 1) and b = c = 2^64 − 1
+        // gave chi2-cc 5.42e-20 instead of 1/(b + c) = 2.71e-20.
+        let r = mcnemar(&table(0, u64::MAX), Method::Chi2, Convention::Statsmodels);
+        assert!(!r.note.contains("no discordant"), "{}", r.note);
+        assert!(r.statistic.unwrap() > 1e19 && r.p_value == 0.0, "{r:?}");
+        let r = mcnemar(&table(u64::MAX, u64::MAX), Method::Chi2Cc, Convention::Statsmodels);
+        assert!(close(r.statistic.unwrap(), 1.0 / (2.0 * u64::MAX as f64), 1e-12), "{r:?}");
+    }
+
+    #[test]
+    fn tables_refuse_counts_above_2_to_the_53() {
+        assert!(Table::new(0, MAX_COUNT, MAX_COUNT, 0).is_ok());
+        let e = Table::new(0, u64::MAX, 1, 0).unwrap_err();
+        assert_eq!((e.cell, e.value), ("N01", u64::MAX));
+        assert!(e.to_string().contains("N01 = 18446744073709551615 is above 2^53"), "{e}");
     }
 
     #[test]
