@@ -80,5 +80,50 @@ fn embeddings_and_the_equivalent_matrix_give_the_same_f() {
     std::fs::write(dir.join("asym.csv"), "id,r0,r1\nr0,0,1\nr1,2,0\n").unwrap();
     let (code, _, err) = evenhand(&["permanova", "--distances", &p("asym.csv"), "--groups", &p("g.csv")]);
     assert_eq!(code, 2);
-    assert!(err.contains("row 0, column 1"), "{err}");
+    // In the file's terms (line 2, column 3), not the matrix's 0-based row 0, column 1.
+    assert!(err.contains("asym.csv:2:3: 1 here but 2 at line 3, column 2"), "{err}");
+}
+
+/// Issue 15, defect 5: values that overflow, degenerate cosine input, duplicate ids and
+/// 0-based or `Some(..)` messages. Each case is refused with its file, line and column.
+#[test]
+fn overflowing_degenerate_and_duplicated_inputs_are_refused_where_they_are() {
+    let dir = std::env::temp_dir().join(format!("evenhand-permanova-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files = [
+        ("g.csv", "id,group\na1,A\na2,A\na3,A\nb1,B\nb2,B\nb3,B\n"),
+        ("g2.csv", "id,group\nr1,A\nr2,B\nr3,B\n"),
+        // Finite, but every squared distance overflows.
+        (
+            "big.csv",
+            "id,v0,v1\na1,1e308,1e308\na2,-1e308,1e308\na3,1e308,-1e308\nb1,-1e308,-1e308\nb2,1e308,0\nb3,0,1e308\n",
+        ),
+        ("same.csv", "id,v0,v1\na1,1,2\na2,1,2\na3,1,2\nb1,1,2\nb2,1,2\nb3,1,2\n"),
+        ("zero.csv", "id,v0,v1\na1,1,2\na2,0,0\na3,1,2\nb1,1,2\nb2,3,2\nb3,1,2\n"),
+        ("dup.csv", "id,r1,r1,r2\nr1,0,1,2\nr1,1,0,3\nr2,2,3,0\n"),
+        ("extra.csv", "id,r1,r2\nr1,0,1\nr2,1,0\nr3,1,1\n"),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let refused = |args: &[&str]| {
+        let (code, out, err) = evenhand(args);
+        assert_ne!(code, 0, "accepted {args:?}: {out}");
+        err
+    };
+    let err = refused(&["permanova", "--embeddings", &p("big.csv"), "--groups", &p("g.csv")]);
+    assert!(err.contains("big.csv: the sum of squared distances overflows"), "{err}");
+    // Identical vectors: Euclidean and cosine now agree that there is nothing to partition.
+    for distance in ["euclidean", "chord", "cosine"] {
+        let err =
+            refused(&["permanova", "--embeddings", &p("same.csv"), "--groups", &p("g.csv"), "--distance", distance]);
+        assert!(err.contains("all distances are zero"), "{distance}: {err}");
+    }
+    let err = refused(&["permanova", "--embeddings", &p("zero.csv"), "--groups", &p("g.csv"), "--distance", "cosine"]);
+    assert!(err.contains("zero.csv:3: id \"a2\": a zero vector"), "{err}");
+    let err = refused(&["permanova", "--distances", &p("dup.csv"), "--groups", &p("g2.csv")]);
+    assert!(err.contains("dup.csv:1:3: id \"r1\" is in the header twice (columns 2 and 3)"), "{err}");
+    let err = refused(&["permanova", "--distances", &p("extra.csv"), "--groups", &p("g2.csv")]);
+    assert!(err.contains("extra.csv:4:1: expected 2 rows") && !err.contains("Some("), "{err}");
 }

@@ -399,7 +399,7 @@ fn permanova(
     seed: u64,
 ) -> Result<ExitCode, Failure> {
     use evenhand::formats::embeddings as emb;
-    use evenhand::stats::distance::{Distance, DistanceMatrix};
+    use evenhand::stats::distance::Distance;
     use evenhand::stats::multivariate::Vectors;
     use evenhand::stats::permanova::{self, Input, Options};
     let groups_name = groups.display().to_string();
@@ -412,17 +412,15 @@ fn permanova(
             ))
         })?;
         let name = path.display().to_string();
-        let table = emb::read_embeddings(&name, &read(&path)?)?;
+        let mut table = emb::read_embeddings(&name, &read(&path)?)?;
         let (labels, unused) = emb::labels_for(&table.ids, &group_rows, &groups_name)?;
-        let v = Vectors::from_flat(table.dim, table.values).map_err(|e| Failure(format!("{name}: {e}")))?;
-        let r = permanova::permanova(Input::Vectors(&v, d), &labels, options)
-            .map_err(|e| Failure(format!("{name}: {e}")))?;
+        let v = Vectors::from_flat(table.dim, std::mem::take(&mut table.values)).map_err(|e| table.locate(e))?;
+        let r = permanova::permanova(Input::Vectors(&v, d), &labels, options).map_err(|e| table.locate(e))?;
         (unused, r)
     } else {
         let path = distances.ok_or_else(|| Failure("expected --embeddings or --distances".into()))?;
         let name = path.display().to_string();
-        let (ids, rows) = emb::read_distance_matrix(&name, &read(&path)?)?;
-        let dm = DistanceMatrix::from_square(&rows).map_err(|e| Failure(format!("{name}: {e}")))?;
+        let (ids, dm) = emb::read_distance_matrix(&name, &read(&path)?)?;
         let (labels, unused) = emb::labels_for(&ids, &group_rows, &groups_name)?;
         let r =
             permanova::permanova(Input::Matrix(&dm), &labels, options).map_err(|e| Failure(format!("{name}: {e}")))?;

@@ -22,7 +22,6 @@ use super::runs::embedding_key;
 use crate::formats::Problem;
 use crate::formats::embeddings::read_distance_matrix;
 use crate::stats::distance::DistanceMatrix;
-use crate::stats::multivariate::MultivariateError;
 use crate::stats::permanova::{Input, Options, permanova};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -69,53 +68,13 @@ impl Distances {
     }
 }
 
-/// Places a matrix error at its cell in the file, in the file's terms (lines and columns, not
-/// matrix indices).
-fn locate(file: &str, e: MultivariateError) -> Problem {
-    let at = |message: String, row: usize, column: usize| {
-        Problem::new(file, message).at_line(row as u64 + 2).at_column(column as u64 + 2)
-    };
-    match e {
-        MultivariateError::NotSquare { row, found, n } => {
-            Problem::new(file, format!("expected {n} distances in this row, found {found}")).at_line(row as u64 + 2)
-        }
-        MultivariateError::NotFinite { row, column, value } => {
-            at(format!("expected a finite distance, found {value}"), row, column)
-        }
-        MultivariateError::Diagonal { row, column, value } => {
-            at(format!("a response's distance to itself must be 0, found {value}"), row, column)
-        }
-        MultivariateError::Negative { row, column, value } => {
-            at(format!("expected a non-negative distance, found {value}"), row, column)
-        }
-        MultivariateError::Asymmetric { row, column, a, b } => at(
-            format!("{a} here but {b} at line {}, column {}; expected a symmetric matrix", column + 2, row + 2),
-            row,
-            column,
-        ),
-        other => Problem::new(file, other.to_string()),
-    }
-}
-
 /// Reads and checks the matrix against the loaded records.
 pub fn read(file: &str, bytes: &[u8], d: &Dataset) -> Result<Distances, Problem> {
     if bytes.len() > MAX_BYTES {
         return Err(Problem::new(file, format!("larger than {} MB; the page reads smaller matrices", MAX_BYTES >> 20)));
     }
-    let (ids, square) = read_distance_matrix(file, bytes)?;
-    let matrix = DistanceMatrix::from_square(&square).map_err(|e| locate(file, e))?;
-    drop(square);
-    let mut by_key: HashMap<&str, usize> = HashMap::new();
-    for (k, id) in ids.iter().enumerate() {
-        if let Some(first) = by_key.insert(id.as_str(), k) {
-            return Err(Problem::new(
-                file,
-                format!("id {id:?} is in the header twice (columns {} and {})", first + 2, k + 2),
-            )
-            .at_line(1)
-            .at_column(k as u64 + 2));
-        }
-    }
+    let (ids, matrix) = read_distance_matrix(file, bytes)?;
+    let by_key: HashMap<&str, usize> = ids.iter().enumerate().map(|(k, id)| (id.as_str(), k)).collect();
     let known: std::collections::HashSet<&str> =
         d.records.iter().flat_map(|r| [r.record_id.as_str(), embedding_key(r)]).collect();
     if let Some((k, id)) = ids.iter().enumerate().find(|(_, id)| !known.contains(id.as_str())) {

@@ -12,6 +12,8 @@
 //! answer a different question.
 
 use super::{Problem, decode};
+use crate::stats::distance::DistanceMatrix;
+use crate::stats::multivariate::MultivariateError;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -29,6 +31,31 @@ pub struct EmbeddingTable {
 }
 
 impl EmbeddingTable {
+    /// Places an error about row `i` of these vectors at the row's line and id, in the file's
+    /// terms (the statistics count rows from 0 and know nothing of files).
+    pub fn locate(&self, e: MultivariateError) -> Problem {
+        let at = |row: usize, message: String| {
+            let id = self.ids.get(row).map_or(String::new(), |id| format!("id {id:?}: "));
+            let p = Problem::new(&self.file, format!("{id}{message}"));
+            match self.lines.get(row) {
+                Some(&line) => p.at_line(line),
+                None => p,
+            }
+        };
+        match e {
+            MultivariateError::ZeroVector { row, distance } => {
+                at(row, format!("a zero vector has no direction, so the {distance} distance is undefined"))
+            }
+            MultivariateError::NotFinite { row, column, value } => {
+                at(row, format!("component {}: expected a finite number, found {value}", column + 1))
+            }
+            MultivariateError::Dimension { row, expected, found } => {
+                at(row, format!("expected {expected} components (as the first row), found {found}"))
+            }
+            other => Problem::new(&self.file, other.to_string()),
+        }
+    }
+
     pub fn row(&self, i: usize) -> &[f64] {
         &self.values[i * self.dim..(i + 1) * self.dim]
     }
@@ -238,12 +265,31 @@ pub fn labels_for(
 
 /// Reads a square distance matrix with ids; values are checked for being numbers here and
 /// for being a distance matrix by `stats::distance::DistanceMatrix::from_square`.
-pub fn read_distance_matrix(file: &str, bytes: &[u8]) -> Result<(Vec<String>, Vec<Vec<f64>>), Problem> {
+/// Reads and validates a distance matrix (square, finite, zero diagonal, non-negative,
+/// symmetric, ids unique), every problem at its line and column in the file.
+pub fn read_distance_matrix(file: &str, bytes: &[u8]) -> Result<(Vec<String>, DistanceMatrix), Problem> {
+    let (ids, rows) = read_square(file, bytes)?;
+    let matrix = DistanceMatrix::from_square(&rows).map_err(|e| locate(file, e))?;
+    Ok((ids, matrix))
+}
+
+fn read_square(file: &str, bytes: &[u8]) -> Result<(Vec<String>, Vec<Vec<f64>>), Problem> {
     let text = decode(file, bytes).map_err(|e| Problem::new(file, e.to_string()))?;
     let (headers, rows) = csv_rows(file, text)?;
     let ids: Vec<String> = headers.iter().skip(1).cloned().collect();
     if ids.is_empty() {
         return Err(Problem::new(file, "expected a header of a corner cell and the ids").at_line(1));
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (k, id) in ids.iter().enumerate() {
+        if let Some(first) = seen.insert(id.as_str(), k) {
+            return Err(Problem::new(
+                file,
+                format!("id {id:?} is in the header twice (columns {} and {})", first + 2, k + 2),
+            )
+            .at_line(1)
+            .at_column(k as u64 + 2));
+        }
     }
     let mut matrix = vec![];
     for r in rows {
@@ -257,10 +303,18 @@ pub fn read_distance_matrix(file: &str, bytes: &[u8]) -> Result<(Vec<String>, Ve
         }
         match ids.get(k) {
             Some(want) if want == r[0].trim() => {}
-            want => {
+            Some(want) => {
                 return Err(Problem::new(
                     file,
-                    format!("expected row {} to be id {:?} (the header's order), found {:?}", k + 1, want, &r[0]),
+                    format!("expected row {} to be id {want:?} (the header's order), found {:?}", k + 1, &r[0]),
+                )
+                .at_line(line)
+                .at_column(1));
+            }
+            None => {
+                return Err(Problem::new(
+                    file,
+                    format!("expected {} rows (one per id in the header), found more: {:?}", ids.len(), &r[0]),
                 )
                 .at_line(line)
                 .at_column(1));
@@ -277,6 +331,34 @@ pub fn read_distance_matrix(file: &str, bytes: &[u8]) -> Result<(Vec<String>, Ve
         ));
     }
     Ok((ids, matrix))
+}
+
+/// Places a matrix error at its cell in the file, in the file's terms (lines and columns, not
+/// matrix indices).
+pub fn locate(file: &str, e: MultivariateError) -> Problem {
+    let at = |message: String, row: usize, column: usize| {
+        Problem::new(file, message).at_line(row as u64 + 2).at_column(column as u64 + 2)
+    };
+    match e {
+        MultivariateError::NotSquare { row, found, n } => {
+            Problem::new(file, format!("expected {n} distances in this row, found {found}")).at_line(row as u64 + 2)
+        }
+        MultivariateError::NotFinite { row, column, value } => {
+            at(format!("expected a finite distance, found {value}"), row, column)
+        }
+        MultivariateError::Diagonal { row, column, value } => {
+            at(format!("a response's distance to itself must be 0, found {value}"), row, column)
+        }
+        MultivariateError::Negative { row, column, value } => {
+            at(format!("expected a non-negative distance, found {value}"), row, column)
+        }
+        MultivariateError::Asymmetric { row, column, a, b } => at(
+            format!("{a} here but {b} at line {}, column {}; expected a symmetric matrix", column + 2, row + 2),
+            row,
+            column,
+        ),
+        other => Problem::new(file, other.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,15 @@ pub fn normalised(v: &Vectors, distance: Distance) -> Result<Vectors> {
     Ok(out)
 }
 
+/// 1 − cos from the dot product of two unit vectors. Two vectors with the same direction give
+/// a dot product a few ulps from 1, so a raw 1 − cos is ±1e-16 instead of 0: identical answers
+/// would then count as (barely) different, and a set of identical vectors would pass as having
+/// variation where Euclidean and chord refuse it. Within 4 ulps of 1 it is 0.
+fn cosine_distance(dot: f64) -> f64 {
+    let d = 1.0 - dot;
+    if d.abs() <= 4.0 * f64::EPSILON { 0.0 } else { d }
+}
+
 /// A symmetric distance matrix with a zero diagonal, stored as the strict upper triangle
 /// row by row (condensed), both as distances and squared distances.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,7 +146,7 @@ impl DistanceMatrix {
                         libm::sqrt(sq_dist(a, b))
                     }
                     (Some(u), Distance::Chord) => libm::sqrt(sq_dist(u.row(i), u.row(j))),
-                    (Some(u), Distance::Cosine) => 1.0 - dot(u.row(i), u.row(j)),
+                    (Some(u), Distance::Cosine) => cosine_distance(dot(u.row(i), u.row(j))),
                     (Some(u), _) => dot(u.row(i), u.row(j)),
                 };
                 d.push(x);

@@ -55,6 +55,8 @@ pub enum MultivariateError {
     OutOfRange { index: usize, n: usize },
     #[error("all distances are zero, so there is no variation to partition")]
     NoVariation,
+    #[error("the sum of squared distances overflows a 64-bit float (distances near 1e154 or larger); rescale the data")]
+    Overflow,
     #[error("the job has run {done} of {total} permutations; advance it to the end first")]
     Unfinished { done: usize, total: usize },
 }

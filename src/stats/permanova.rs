@@ -191,6 +191,11 @@ impl PermanovaJob {
             Kernel::Fast(k) => k.total_ss(),
             Kernel::Matrix(k) => k.total_ss(),
         };
+        // Not finite: squares of values near 1e154 or beyond overflowed (NaN once inf − inf met);
+        // every statistic after this would be null or meaningless, so refuse here.
+        if !job.ss_t.is_finite() {
+            return Err(MultivariateError::Overflow);
+        }
         if job.ss_t <= 0.0 {
             return Err(MultivariateError::NoVariation);
         }
