@@ -410,10 +410,14 @@ mod tests {
     #[test]
     fn distance_matrix_files() {
         let (ids, m) = read_distance_matrix("d.csv", b",a,b\na,0,1\nb,1,0\n").unwrap();
-        assert_eq!((ids, m), (vec!["a".to_string(), "b".to_string()], vec![vec![0.0, 1.0], vec![1.0, 0.0]]));
+        assert_eq!((ids, m.condensed()), (vec!["a".to_string(), "b".to_string()], &[1.0][..]));
         let e = read_distance_matrix("d.csv", b",a,b\nb,0,1\na,1,0\n").unwrap_err();
         assert_eq!((e.line, e.column), (Some(2), Some(1)));
         let e = read_distance_matrix("d.csv", b",a,b\na,0,1\n").unwrap_err();
         assert!(e.message.contains("expected 2 rows"), "{e}");
+        let e = read_distance_matrix("d.csv", b",a,a\na,0,1\na,1,0\n").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(1), Some(3)));
+        let e = read_distance_matrix("d.csv", b",a,b\na,0,1\nb,2,0\n").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(2), Some(3)));
     }
 }
