@@ -8,6 +8,7 @@ pub mod generate;
 pub mod import;
 pub mod metrics;
 pub mod parse;
+mod phrases;
 pub mod prompt;
 pub mod pyliteral;
 pub mod score;

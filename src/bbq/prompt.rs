@@ -168,9 +168,7 @@ fn fill(template: &str, value: impl Fn(&str) -> Option<String>) -> String {
 }
 
 /// "de_DE", "de-de" and " DE " all become "de".
-fn language_code(language: &str) -> String {
-    language.trim().split(['_', '-']).next().unwrap_or_default().to_lowercase()
-}
+use crate::text::primary_language as language_code;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,91 @@
+//! Our own dataset (datasets/bbq), compiled in so the browser build needs no extra fetch.
+
+use serde::Serialize;
+
+use super::table::same_language;
+use super::{
+    GenerateError, GenerateOptions, ProperNames, TemplateRow, Vocabulary, generate, read_proper_names, read_templates,
+    read_unknown_strings, read_vocabulary,
+};
+use crate::bbq::example::Example;
+use crate::formats::Problem;
+
+const BUILTIN_TEMPLATES: (&str, &str) =
+    ("datasets/bbq/templates.csv", include_str!("../../../datasets/bbq/templates.csv"));
+const BUILTIN_VOCABULARY: (&str, &str) =
+    ("datasets/bbq/vocabulary.csv", include_str!("../../../datasets/bbq/vocabulary.csv"));
+const BUILTIN_NAMES: (&str, &str) =
+    ("datasets/bbq/proper_names.csv", include_str!("../../../datasets/bbq/proper_names.csv"));
+const BUILTIN_UNKNOWN: (&str, &str) = ("datasets/bbq/unknown.csv", include_str!("../../../datasets/bbq/unknown.csv"));
+
+/// The languages of the built-in set, in the order they are generated.
+pub const BUILTIN_LANGUAGES: &[&str] = &["en", "de", "es", "fr"];
+
+/// How many proper names the built-in set draws per template (and partners per name).
+const BUILTIN_NAMES_PER_TEMPLATE: usize = 3;
+
+/// Template rows, vocabularies and unknown strings for one language.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TemplateSet {
+    pub language: String,
+    pub templates: Vec<TemplateRow>,
+    pub vocabulary: Vocabulary,
+    pub names: Option<ProperNames>,
+    pub unknown_strings: Vec<String>,
+}
+
+impl TemplateSet {
+    pub fn options(&self, seed: u64) -> GenerateOptions {
+        GenerateOptions {
+            seed,
+            language: self.language.clone(),
+            unknown_strings: self.unknown_strings.clone(),
+            names_per_template: BUILTIN_NAMES_PER_TEMPLATE,
+            both_orders: true,
+        }
+    }
+
+    pub fn generate(&self, seed: u64) -> (Vec<Example>, Vec<Problem>) {
+        generate(&self.templates, &self.vocabulary, self.names.as_ref(), &self.options(seed))
+    }
+}
+
+/// Evenhand's own BBQ-style set (datasets/bbq), one [`TemplateSet`] per language.
+pub fn builtin() -> Result<Vec<TemplateSet>, GenerateError> {
+    let first_problem = |problems: &[Problem]| problems.first().cloned().map(GenerateError::Bundled);
+    let (rows, problems) = read_templates(BUILTIN_TEMPLATES.0, BUILTIN_TEMPLATES.1, "")?;
+    if let Some(e) = first_problem(&problems) {
+        return Err(e);
+    }
+    let vocabulary = read_vocabulary(BUILTIN_VOCABULARY.0, BUILTIN_VOCABULARY.1)?;
+    if let Some(e) = first_problem(&vocabulary.problems) {
+        return Err(e);
+    }
+    let names = read_proper_names(BUILTIN_NAMES.0, BUILTIN_NAMES.1)?;
+    if let Some(e) = first_problem(&names.problems) {
+        return Err(e);
+    }
+    let unknown = read_unknown_strings(BUILTIN_UNKNOWN.0, BUILTIN_UNKNOWN.1)?;
+    Ok(BUILTIN_LANGUAGES
+        .iter()
+        .map(|&language| TemplateSet {
+            language: language.to_string(),
+            templates: rows.iter().filter(|r| same_language(&r.language, language)).cloned().collect(),
+            vocabulary: vocabulary.for_language(language),
+            names: Some(names.for_language(language)),
+            unknown_strings: unknown.get(language).cloned().unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// The built-in examples for `languages` ("de", "es_ES", ...; empty means all), generated
+/// with `seed`. Empty only if the bundled files were broken, which the tests rule out.
+pub fn builtin_examples(seed: u64, languages: &[&str]) -> Vec<Example> {
+    let Ok(sets) = builtin() else {
+        return Vec::new();
+    };
+    sets.iter()
+        .filter(|s| languages.is_empty() || languages.iter().any(|l| same_language(l, &s.language)))
+        .flat_map(|s| s.generate(seed).0)
+        .collect()
+}
