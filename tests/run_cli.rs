@@ -191,6 +191,18 @@ fn an_interrupted_run_resumes_and_never_requests_a_stored_case_again() {
         assert_eq!((&now.timestamp, &now.response), (&k.timestamp, &k.response));
     }
 
+    // Issue 15, defect 2: the first rerun used to append onto the cut line, and the second
+    // then refused the journal. Now the cut line is dropped and a second rerun succeeds too,
+    // sends nothing, and the journal holds every case once per settled call.
+    let journal_text = std::fs::read_to_string(&journal).unwrap();
+    for (n, line) in journal_text.lines().enumerate() {
+        assert!(serde_json::from_str::<Record>(line).is_ok(), "journal line {} is not one record: {line}", n + 1);
+    }
+    mock.reset();
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "second rerun: {stderr}");
+    assert_eq!((summary(&stdout)["restored"].as_u64(), mock.stats()["total"].as_u64()), (Some(200), Some(0)));
+
     // --fresh starts over: every case is asked again.
     mock.reset();
     let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out), "--fresh"]);
@@ -480,4 +492,41 @@ fn an_embedding_run_writes_every_vector_once() {
     assert_eq!((code, summary(&stdout)["settled_now"].as_u64()), (0, Some(0)), "resumed from the journal");
     assert_eq!(mock.stats()["total"], 0, "nothing sent again (first run: {sent})");
     assert_eq!(std::fs::read_to_string(&vectors).unwrap().lines().count(), 25);
+}
+
+/// Issue 15, defect 3: a journal record is reused only for the request the plan sends now.
+/// A changed prompt, or a changed max_tokens, sends those calls again and says which.
+#[test]
+fn a_changed_prompt_or_parameter_is_sent_again_not_restored_from_the_journal() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup("stale", &mock, 10, json!({"models": ["mock-a"]}), json!({}));
+    let (spec, out) = (dir.join("spec.json"), dir.join("r.csv"));
+    let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+
+    // One case's prompt changes: only that call is sent, and the output holds the new prompt.
+    let cases = std::fs::read_to_string(dir.join("cases.csv")).unwrap();
+    std::fs::write(dir.join("cases.csv"), cases.replace("Case 3: who was late", "Case 3: who left early")).unwrap();
+    mock.reset();
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 records were made for a different request"), "{stderr}");
+    assert_eq!((summary(&stdout)["restored"].as_u64(), mock.stats()["total"].as_u64()), (Some(9), Some(1)));
+    let all = records(&out);
+    assert_eq!(all.len(), 10);
+    assert!(
+        all.iter().any(|r| r.prompt.contains("who left early"))
+            && !all.iter().any(|r| r.prompt.contains("Case 3: who was late"))
+    );
+
+    // max_tokens changes for the whole spec: every call is sent again.
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["params"] = json!({"max_tokens": 7});
+    std::fs::write(&spec, serde_json::to_string(&v).unwrap()).unwrap();
+    mock.reset();
+    let (code, stdout, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!((summary(&stdout)["restored"].as_u64(), mock.stats()["total"].as_u64()), (Some(0), Some(10)));
+    assert!(records(&out).iter().all(|r| r.params.get("max_completion_tokens") == Some(&json!(7))));
 }

@@ -220,6 +220,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
     let jname = journal_file.display().to_string();
     let mut engine = Engine::new(plan, &keys);
     let mut restored = 0;
+    let mut tail = journal::Tail::Clean;
     if a.fresh {
         match std::fs::remove_file(&journal_file) {
             Ok(()) => {}
@@ -232,12 +233,25 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         for w in &j.warnings {
             eprintln!("evenhand: {w}");
         }
+        tail = j.tail;
         restored = engine.restore(&j.records);
-        if restored < j.records.len() {
+        let stale = engine.stale();
+        if !stale.is_empty() {
+            let shown: Vec<&str> = stale.iter().take(5).map(String::as_str).collect();
             eprintln!(
-                "evenhand: {jname}: {} records belong to no call of this plan and were left alone",
-                j.records.len() - restored
+                "evenhand: {jname}: {} records were made for a different request (prompt, model or parameters changed since) and will be sent again: {}{}",
+                stale.len(),
+                shown.join(", "),
+                if stale.len() > shown.len() { ", ..." } else { "" }
             );
+        }
+        let pending = j.records.iter().filter(|r| r.status == evenhand::record::Status::Pending).count();
+        if pending > 0 {
+            eprintln!("evenhand: {jname}: {pending} records were still pending (never answered) and will be sent");
+        }
+        let unknown = j.records.len().saturating_sub(restored + stale.len() + pending);
+        if unknown > 0 {
+            eprintln!("evenhand: {jname}: {unknown} records belong to no call of this plan and were left alone");
         }
     }
     if a.retry_failed {
@@ -259,6 +273,16 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         .append(true)
         .open(&journal_file)
         .map_err(|e| Failure(format!("{jname}: cannot open for writing: {e}")))?;
+    // A crash may have left the last line without its newline; never glue a record onto it.
+    match tail {
+        journal::Tail::Clean => {}
+        journal::Tail::MissingNewline => {
+            journal.write_all(b"\n").map_err(|e| Failure(format!("{jname}: cannot append: {e}")))?
+        }
+        journal::Tail::Cut { keep } => {
+            journal.set_len(keep).map_err(|e| Failure(format!("{jname}: cannot drop the cut last line: {e}")))?
+        }
+    }
 
     let workers = engine.plan().spec.targets.iter().map(|t| t.concurrency as usize).sum::<usize>().clamp(1, 256);
     let transport = Transport::new(workers);

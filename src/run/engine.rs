@@ -154,6 +154,8 @@ pub struct Engine {
     recent: VecDeque<f64>,
     elapsed_ms: f64,
     running_since: Option<f64>,
+    /// Record ids a store held for a different request than the plan's (see [`Engine::restore`]).
+    stale: Vec<String>,
 }
 
 impl Engine {
@@ -192,6 +194,7 @@ impl Engine {
             recent: VecDeque::new(),
             elapsed_ms: 0.0,
             running_since: None,
+            stale: vec![],
         };
         for (id, key) in keys {
             engine.set_key(id, key);
@@ -213,10 +216,21 @@ impl Engine {
 
     /// Takes the records a store already holds: answered ones are never sent again, failed
     /// ones stay failed until [`Engine::retry_failed`]. Returns how many matched the plan.
+    ///
+    /// A stored record is taken only if it answers the request the plan would send now: same
+    /// prompt and model, and (when the store recorded it) the same request body, so a changed
+    /// prompt, temperature or max_tokens is sent again instead of restoring a stale answer.
+    /// The ids set aside that way are in [`Engine::stale`].
     pub fn restore<'a>(&mut self, stored: impl IntoIterator<Item = &'a Record>) -> usize {
         let mut matched = 0;
         for rec in stored {
             let Some(&i) = self.index.get(&rec.record_id) else { continue };
+            if !self.same_request(i as usize, rec) {
+                if !self.stale.contains(&rec.record_id) {
+                    self.stale.push(rec.record_id.clone());
+                }
+                continue;
+            }
             let slot = &mut self.slots[i as usize];
             if matches!(slot.state, State::InFlight { .. }) {
                 continue;
@@ -244,6 +258,31 @@ impl Engine {
         }
         self.requeue_all();
         matched
+    }
+
+    /// Record ids whose stored record was made for a different request than the plan's (a
+    /// changed prompt, model or parameter): they were not restored and will be sent again.
+    pub fn stale(&self) -> &[String] {
+        &self.stale
+    }
+
+    /// Whether `rec` was made for the request call `i` would send now.
+    fn same_request(&self, i: usize, rec: &Record) -> bool {
+        let planned = &self.plan.calls[i].record;
+        if rec.prompt != planned.prompt || rec.model != planned.model {
+            return false;
+        }
+        if rec.params.is_empty() {
+            // Stores from before request bodies were recorded (or records of the simulated
+            // model): prompt and model are all there is to compare.
+            return true;
+        }
+        match self.request(i).map(|r| r.params_for_record()) {
+            Ok(serde_json::Value::Object(body)) => {
+                body.len() == rec.params.len() && body.iter().all(|(k, v)| rec.params.get(k) == Some(v))
+            }
+            _ => true,
+        }
     }
 
     /// Replaces the price table (the user edited it mid-run) and recounts the cost so far.

@@ -29,6 +29,22 @@ pub struct Journal {
     pub records: Vec<Record>,
     /// A cut last line is expected after a crash; it is reported, not fatal.
     pub warnings: Vec<Problem>,
+    /// What the file needs before anything is appended to it (see [`Tail`]).
+    pub tail: Tail,
+}
+
+/// The end of a journal file. A crash can leave the last line without its newline, whole or
+/// cut; appending to it as it is would glue the next record onto that line, and the run after
+/// would refuse the journal. So a writer first truncates a cut line or ends a whole one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tail {
+    /// Empty, or ends with a newline: append as it is.
+    #[default]
+    Clean,
+    /// The last line is a whole record without its newline: write one first.
+    MissingNewline,
+    /// The last line is cut: truncate the file to this many bytes (its whole lines) first.
+    Cut { keep: u64 },
 }
 
 /// Reads a journal. A bad line other than the last is an error naming it: the file was
@@ -37,11 +53,13 @@ pub fn read(file: &str, text: &str) -> Result<Journal, Problem> {
     let mut order: Vec<String> = vec![];
     let mut by_id: HashMap<String, Record> = HashMap::new();
     let mut warnings = vec![];
+    let mut tail = if text.is_empty() || text.ends_with('\n') { Tail::Clean } else { Tail::MissingNewline };
     let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect();
     for (k, &(i, l)) in lines.iter().enumerate() {
         let rec: Record = match serde_json::from_str(l) {
             Ok(r) => r,
             Err(e) if k + 1 == lines.len() && !text.ends_with('\n') => {
+                tail = Tail::Cut { keep: text.rfind('\n').map_or(0, |n| n as u64 + 1) };
                 warnings.push(
                     Problem::new(file, format!("the last line is cut off ({e}); its call will be sent again"))
                         .at_line(i as u64 + 1),
@@ -69,7 +87,7 @@ pub fn read(file: &str, text: &str) -> Result<Journal, Problem> {
         }
     }
     let records = order.into_iter().filter_map(|id| by_id.remove(&id)).collect();
-    Ok(Journal { records, warnings })
+    Ok(Journal { records, warnings, tail })
 }
 
 #[cfg(test)]
@@ -106,5 +124,18 @@ mod tests {
         assert_eq!((e.file.as_str(), e.line), ("j.jsonl", Some(1)));
         let no_id = line(&rec("", Status::Ok, "A"));
         assert!(read("j.jsonl", &no_id).is_err_and(|e| e.field.as_deref() == Some("record_id")));
+    }
+
+    #[test]
+    fn the_tail_says_how_to_append_after_a_crash() {
+        let whole = line(&rec("a", Status::Ok, "yes"));
+        assert_eq!(read("j", "").unwrap().tail, Tail::Clean);
+        assert_eq!(read("j", &whole).unwrap().tail, Tail::Clean);
+        let unterminated = whole.trim_end();
+        let j = read("j", unterminated).unwrap();
+        assert_eq!((j.records.len(), j.tail), (1, Tail::MissingNewline));
+        let cut = format!("{whole}{}", &whole[..whole.len() / 2]);
+        let j = read("j", &cut).unwrap();
+        assert_eq!((j.records.len(), j.tail), (1, Tail::Cut { keep: whole.len() as u64 }));
     }
 }
