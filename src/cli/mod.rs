@@ -4,7 +4,7 @@
 //! Everything printed on stdout goes through [`print`], so a reader that stops early (`| head`)
 //! ends the command quietly instead of with a panic, and a full disk is an error like any other.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,6 +15,7 @@ mod bbq;
 mod crosslingual;
 mod divergence;
 mod records;
+mod reference;
 mod requirements;
 mod run;
 mod stats;
@@ -70,6 +71,9 @@ enum Command {
     /// The batch route: export a plan as an OpenAI Batch / Anthropic Message Batches file,
     /// or import a result file into the record table.
     Batch(Box<batch::Args>),
+    /// The command reference (docs/cli.md) as Markdown, from these definitions.
+    #[command(hide = true)]
+    HelpMarkdown,
 }
 
 /// Why a command stopped.
@@ -164,6 +168,7 @@ pub fn main() -> ExitCode {
         Command::Crosslingual(a) => crosslingual::run(*a),
         Command::Run(a) => run::run(*a),
         Command::Batch(a) => batch::run(*a),
+        Command::HelpMarkdown => print(&reference::markdown(Cli::command())).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
