@@ -171,7 +171,8 @@ pub struct EvaluateArgs {
     /// and adds the statistics.
     #[arg(long)]
     compat: Option<String>,
-    /// Folder for the reports (created if missing).
+    /// Folder for the reports (created if missing). In every CSV, LangBiTe's included, a text
+    /// cell a spreadsheet would run as a formula (=, +, -, @) starts with an added `'`.
     #[arg(long)]
     out: PathBuf,
     /// Seed of the permutation tests and bootstrap intervals; default: the scenario's
