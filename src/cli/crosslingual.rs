@@ -7,14 +7,13 @@
 //! `--judge-records` for an LLM judge.
 
 use super::stats::{convention, distance, method};
-use super::{Failure, Outcome, create_dir, note, print_json, read, write, write_in};
+use super::{Failure, Outcome, create_dir, note, print_json, read, write, write_cases, write_in};
 use evenhand::crosslingual::analysis::Settings;
 use evenhand::crosslingual::detect::Detector;
 use evenhand::crosslingual::permanova;
 use evenhand::crosslingual::runs::{self, EmbeddingBatch};
 use evenhand::crosslingual::session::{CasesRequest, RunRequest, Session};
 use evenhand::crosslingual::{questions, simulate};
-use evenhand::formats::{self, FileFormat};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -82,16 +81,6 @@ pub struct Args {
     pub embedding_model: Option<String>,
 }
 
-/// A record table in the format its name says (.csv, .json, else JSONL).
-fn write_records(path: &std::path::Path, records: &[evenhand::record::Record]) -> Result<(), Failure> {
-    let name = path.display().to_string();
-    let format = match FileFormat::detect(&name, "") {
-        FileFormat::Csv if !name.to_ascii_lowercase().ends_with(".csv") => FileFormat::Jsonl,
-        f => f,
-    };
-    write(path, &formats::write(records, format))
-}
-
 /// Uploaded vectors with the model that made them: only those of loaded records are taken.
 fn embeddings_of_model(s: &mut Session, path: &std::path::Path, model: &str) -> Result<usize, Failure> {
     let name = path.display().to_string();
@@ -146,7 +135,7 @@ pub fn run(a: Args) -> Outcome {
         }
         load_set(&mut s, &a.questions)?;
         let cases = s.run_cases(&CasesRequest { languages: a.languages.clone(), modes: a.modes.clone() })?;
-        write_records(path, &cases)?;
+        write_cases(path, &cases)?;
         print_json(&serde_json::json!({"cases": cases.len(), "file": path.display().to_string()}))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -206,7 +195,7 @@ pub fn run(a: Args) -> Outcome {
         write(path, &text)?;
     }
     if let Some(path) = &a.judge_plan_out {
-        write_records(path, &s.judge_cases()?)?;
+        write_cases(path, &s.judge_cases()?)?;
     }
     for p in &s.dataset().problems {
         note(p);

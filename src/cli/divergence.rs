@@ -1,7 +1,7 @@
 //! `evenhand divergence`: cultural divergence from log-probabilities or sampled completions,
 //! or from the simulated model with a cultural lean. Drives the same session as the page.
 
-use super::{Failure, Outcome, note, print_json, read, write};
+use super::{Failure, Outcome, note, print_json, read, write, write_cases};
 use evenhand::divergence::analysis::SettingsText;
 use evenhand::divergence::builtin;
 use evenhand::divergence::reference::Columns;
@@ -210,18 +210,9 @@ pub fn run(a: &Args) -> Outcome {
 
 /// `--plan-out`: the run's cases, and a summary of them on stdout.
 fn plan_out(s: &Session, out: &Path, mode: &str) -> Result<(), Failure> {
-    use evenhand::formats::FileFormat;
     let mode = evenhand::divergence::runs::Mode::parse(mode).map_err(|e| Failure::new(format!("--{e}")))?;
     let cases = s.run_cases(mode)?;
-    let name = out.display().to_string().to_ascii_lowercase();
-    let format = if name.ends_with(".csv") {
-        FileFormat::Csv
-    } else if name.ends_with(".json") {
-        FileFormat::Json
-    } else {
-        FileFormat::Jsonl
-    };
-    write(out, &evenhand::formats::write(&cases, format))?;
+    write_cases(out, &cases)?;
     let advice = match mode {
         evenhand::divergence::runs::Mode::Score => {
             "run them on an openai-compatible target (one scoring call per case and model; samples do not apply)"

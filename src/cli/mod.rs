@@ -149,6 +149,18 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
     std::fs::rename(&tmp, path).map_err(|e| Failure::new(format!("{}: cannot write: {e}", path.display())))
 }
 
+/// Records or cases for `evenhand run --cases`, in the format the name says (.csv, .json),
+/// JSONL otherwise.
+pub fn write_cases(path: &Path, records: &[evenhand::record::Record]) -> Result<(), Failure> {
+    use evenhand::formats::FileFormat;
+    let name = path.display().to_string();
+    let format = match FileFormat::detect(&name, "") {
+        FileFormat::Csv if !name.to_ascii_lowercase().ends_with(".csv") => FileFormat::Jsonl,
+        f => f,
+    };
+    write(path, &evenhand::formats::write(records, format))
+}
+
 pub fn create_dir(dir: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(dir).map_err(|e| Failure::new(format!("{}: cannot create: {e}", dir.display())))
 }
