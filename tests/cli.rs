@@ -67,3 +67,55 @@ fn power_refuses_bad_numbers() {
     let points: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(points[0]["power"].as_f64().unwrap() > 0.9);
 }
+
+/// Runs `evenhand ARGS` with stdout a pipe nobody reads (its read end closed before the start):
+/// (exit code, stderr).
+fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_evenhand")).args(args).stdout(writer).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn a_reader_that_went_away_ends_the_command_quietly() {
+    let dir = temp("closed-stdout");
+    // Big enough that no pipe buffer could have taken it all before the reader left.
+    let bad_rows: String = (0..3000).map(|i| format!("r{i},x\n")).collect();
+    std::fs::write(dir.join("bad.csv"), format!("response,sample_index\n{bad_rows}")).unwrap();
+    let bad = dir.join("bad.csv").display().to_string();
+    let out = dir.join("demo").display().to_string();
+    let commands: [&[&str]; 5] = [
+        &["mcnemar", "--table", "1,2,3,4"],
+        &["validate", &bad],
+        &["demo", "--out", &out, "--samples", "1"],
+        &["divergence", "--simulate", "scoring", "--replicates", "50"],
+        &["--help"],
+    ];
+    for args in commands {
+        let (code, stderr) = with_closed_stdout(args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_ne!(code, Some(101), "{args:?}: {stderr}");
+        if args[0] != "--help" {
+            // clap's own help ends with 0 whatever happened to its output.
+            assert_eq!(code, Some(141), "{args:?}: a cut-off output is not a success: {stderr}");
+            assert!(!stderr.contains("evenhand:"), "{args:?}: no message for a closed pipe: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn a_full_disk_behind_stdout_is_an_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        println!("skipped: /dev/full is not available here");
+        return;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["mcnemar", "--table", "1,2,3,4"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("evenhand: stdout: cannot write"), "{stderr}");
+}

@@ -164,3 +164,59 @@ fn the_judge_is_planned_and_its_agreement_reported() {
     assert_ne!(code, 0);
     assert!(stderr.contains("default mode"), "{stderr}");
 }
+
+/// Issue 15 defect 6: template ids, models, instances and responses that a spreadsheet would
+/// run as formulas are written with the `'` guard the record table uses, in every CSV, while
+/// numbers (a negative value, a rate) stay numbers.
+#[test]
+fn evaluate_neutralises_formulas_in_every_csv() {
+    let dir = cli::temp("langbite-evaluate", "formulas");
+    let scenario =
+        SCENARIO.replace(r#"["men","women","non-binary people"]"#, r#"["=men","women","non-binary people"]"#);
+    let sc = scenario::parse("s.json", &scenario).unwrap().scenario;
+    let tsv = library_tsv()
+        .replace("t1\tsexism", "=t1\tsexism")
+        .replace("Should {GENDER} earn less", "{GENDER} should earn less");
+    let lib = library::read_tsv("lib.csv", "en_us", tsv.as_bytes()).unwrap().library;
+    let exp =
+        expand::expand(&sc, &BTreeMap::from([("en_us".to_string(), lib)]), 1, expand::Composition::Compat).unwrap();
+    let target = plan::Target { provider: "openai".into(), model: "@m".into() };
+    let mut recs = plan::plan("r1", &exp.instances, &[target], 1);
+    for (i, r) in recs.iter_mut().enumerate() {
+        (r.response, r.status) = (if i % 2 == 0 { "+No" } else { "-1+2" }.into(), Status::Ok);
+        r.timestamp = "2026-11-23T00:00:00Z".into();
+    }
+    std::fs::write(dir.join("s.json"), &scenario).unwrap();
+    std::fs::write(dir.join("r.csv"), evenhand::formats::write(&recs, evenhand::formats::FileFormat::Csv)).unwrap();
+    let arg = |p: &str| dir.join(p).display().to_string();
+    let args = ["evaluate", "--scenario", &arg("s.json"), "--records", &arg("r.csv"), "--out", &arg("out")];
+    let (code, _, stderr) = cli::evenhand(&[&args[..], &["--timestamp", "20261123120000"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let files = [
+        "evaluations.csv",
+        "groups.csv",
+        "langbite/20261123120000_responses.csv",
+        "langbite/20261123120000_evaluations.csv",
+        "langbite/20261123120000_global_evaluation.csv",
+    ];
+    let mut guarded = 0;
+    for file in files {
+        let text = std::fs::read_to_string(dir.join("out").join(file)).unwrap();
+        let mut rdr = csv::ReaderBuilder::new().has_headers(false).from_reader(text.as_bytes());
+        for row in rdr.records() {
+            for cell in row.unwrap().iter() {
+                let starts = cell.starts_with(['=', '+', '-', '@']);
+                assert!(!starts || cell.parse::<f64>().is_ok(), "{file}: the cell {cell:?} is a formula");
+                guarded += usize::from(cell.starts_with("'=") || cell.starts_with("'@") || cell.starts_with("'+"));
+            }
+        }
+        if file == "evaluations.csv" {
+            assert!(text.contains(",'=t1,"), "the template id is kept, guarded: {text}");
+        }
+        if file.ends_with("_responses.csv") {
+            assert!(text.contains(",'@m,'=men should earn less"), "model and instance, guarded: {text}");
+            assert!(text.contains(",'-1+2\n") && text.contains(",'+no\n"), "responses, guarded: {text}");
+        }
+    }
+    assert!(guarded >= 10, "{guarded} guarded cells");
+}

@@ -2,7 +2,7 @@
 //! copied): every test prints a reason and returns when that folder is absent.
 //!
 //! The expected instance counts are derived independently of our code: by
-//! tests/langbite/expected_counts.py, a small re-implementation of the rules written in
+//! tests/requirements/expected_counts.py, a small re-implementation of the rules written in
 //! shared/docs/langbite.md §2-§3, and by the template and placeholder counts that §3.3 and
 //! §3.6 report for the upstream files.
 
@@ -79,7 +79,7 @@ fn expand_cli_counts_equal_the_independent_derivation() {
     println!("{:<14} {:>6}", "total", ours.values().sum::<u64>());
 
     // The independent re-implementation of the documented rules, when python3 is here.
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/langbite/expected_counts.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/requirements/expected_counts.py");
     let py = Command::new("python3")
         .arg(&script)
         .arg(&scenario_path)

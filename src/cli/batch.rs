@@ -1,8 +1,8 @@
 //! `evenhand batch export|import`: a run spec's plan through OpenAI's Batch API or Anthropic's
 //! Message Batches instead of live calls (see [`evenhand::run::batch`]).
 
-use super::run::{load_plan, write_atomically};
-use super::{Failure, print_json, read};
+use super::run::load_plan;
+use super::{Failure, Outcome, note, print_json, read_text, write_atomically};
 use evenhand::formats::{self, FileFormat};
 use evenhand::providers::ProviderKind;
 use evenhand::run::batch::{self, Imported};
@@ -55,11 +55,11 @@ fn provider(text: &str) -> Result<ProviderKind, Failure> {
     match text.to_ascii_lowercase().as_str() {
         "openai" => Ok(ProviderKind::OpenAi),
         "anthropic" => Ok(ProviderKind::Anthropic),
-        _ => Err(Failure(format!("--provider: expected openai or anthropic, found {text:?}"))),
+        _ => Err(Failure::new(format!("--provider: expected openai or anthropic, found {text:?}"))),
     }
 }
 
-pub fn run(a: Args) -> Result<ExitCode, Failure> {
+pub fn run(a: Args) -> Outcome {
     match a.action {
         Action::Export { scenario, cases, provider: p, out } => {
             let kind = provider(&p)?;
@@ -79,10 +79,10 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
             let kind = provider(&p)?;
             let plan = load_plan(&scenario, cases.as_deref())?;
             let name = results.display().to_string();
-            let text = String::from_utf8(read(&results)?).map_err(|e| Failure(format!("{name}: not UTF-8: {e}")))?;
+            let text = read_text(&results)?;
             let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
             let imported: Imported =
-                batch::import(&plan, kind, &text, now).map_err(|e| Failure(format!("{name}: {e}")))?;
+                batch::import(&plan, kind, &text, now).map_err(|e| Failure::new(format!("{name}: {e}")))?;
             let out_name = out.display().to_string();
             write_atomically(&out, &formats::write(&imported.records, FileFormat::detect(&out_name, "")))?;
             #[derive(Serialize)]
@@ -93,10 +93,13 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
                 out: String,
             }
             if !imported.missing.is_empty() {
-                eprintln!("evenhand: {name}: {} calls have no result and stay pending", imported.missing.len());
+                note(format_args!(
+                    "evenhand: {name}: {} calls have no result and stay pending",
+                    imported.missing.len()
+                ));
             }
             if !imported.unknown.is_empty() {
-                eprintln!("evenhand: {name}: {} results match no call of this plan", imported.unknown.len());
+                note(format_args!("evenhand: {name}: {} results match no call of this plan", imported.unknown.len()));
             }
             print_json(&Done { total: imported.records.len(), imported: &imported, out: out_name })?;
             Ok(ExitCode::SUCCESS)

@@ -6,16 +6,14 @@
 //! `--embeddings E --embedding-model M` for the vectors and `--judge-plan-out` and
 //! `--judge-records` for an LLM judge.
 
-use super::{Failure, print_json, read, write};
+use super::stats::{convention, distance, method};
+use super::{Failure, Outcome, create_dir, note, print_json, read, write, write_cases, write_in};
 use evenhand::crosslingual::analysis::Settings;
 use evenhand::crosslingual::detect::Detector;
 use evenhand::crosslingual::permanova;
 use evenhand::crosslingual::runs::{self, EmbeddingBatch};
 use evenhand::crosslingual::session::{CasesRequest, RunRequest, Session};
 use evenhand::crosslingual::{questions, simulate};
-use evenhand::formats::{self, FileFormat};
-use evenhand::stats::distance::Distance;
-use evenhand::stats::mcnemar::{Convention, Method};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -83,52 +81,26 @@ pub struct Args {
     pub embedding_model: Option<String>,
 }
 
-/// A record table in the format its name says (.csv, .json, else JSONL).
-fn write_records(path: &std::path::Path, records: &[evenhand::record::Record]) -> Result<(), Failure> {
-    let name = path.display().to_string();
-    let format = match FileFormat::detect(&name, "") {
-        FileFormat::Csv if !name.to_ascii_lowercase().ends_with(".csv") => FileFormat::Jsonl,
-        f => f,
-    };
-    std::fs::write(path, formats::write(records, format)).map_err(|e| Failure(format!("{name}: cannot write: {e}")))
-}
-
 /// Uploaded vectors with the model that made them: only those of loaded records are taken.
 fn embeddings_of_model(s: &mut Session, path: &std::path::Path, model: &str) -> Result<usize, Failure> {
     let name = path.display().to_string();
-    let e = evenhand::crosslingual::embeddings::read(&name, &read(path)?).map_err(|p| Failure(p.to_string()))?;
+    let e = evenhand::crosslingual::embeddings::read(&name, &read(path)?).map_err(|p| Failure::new(p.to_string()))?;
     let keys: std::collections::HashSet<&str> = s.dataset().records.iter().map(runs::embedding_key).collect();
     let (ids, vectors): (Vec<String>, Vec<Vec<f64>>) =
         e.into_iter().filter(|(id, _)| keys.contains(id.as_str())).unzip();
     if ids.is_empty() {
-        return Err(Failure(format!("{name}: no record_id in the file matches a loaded record; nothing attached")));
+        return Err(Failure::new(format!(
+            "{name}: no record_id in the file matches a loaded record; nothing attached"
+        )));
     }
     Ok(s.add_embeddings(&EmbeddingBatch { model: model.into(), ids, vectors })?)
-}
-
-pub fn method(text: &str) -> Result<Method, Failure> {
-    Ok(match text.to_ascii_lowercase().as_str() {
-        "exact" => Method::Exact,
-        "midp" | "mid-p" => Method::MidP,
-        "chi2" => Method::Chi2,
-        "chi2-cc" | "chi2cc" => Method::Chi2Cc,
-        _ => return Err(Failure(format!("--method: expected exact, midp, chi2 or chi2-cc, found {text:?}"))),
-    })
-}
-
-fn convention(text: &str) -> Result<Convention, Failure> {
-    match text.to_ascii_lowercase().as_str() {
-        "statsmodels" => Ok(Convention::Statsmodels),
-        "r" => Ok(Convention::R),
-        _ => Err(Failure(format!("--convention: expected statsmodels or r, found {text:?}"))),
-    }
 }
 
 fn detector(text: &str) -> Result<Detector, Failure> {
     Detector::ALL
         .into_iter()
         .find(|d| d.as_str() == text)
-        .ok_or_else(|| Failure(format!("--detector: expected lexicon, label or judge, found {text:?}")))
+        .ok_or_else(|| Failure::new(format!("--detector: expected lexicon, label or judge, found {text:?}")))
 }
 
 fn load_set(s: &mut Session, paths: &[PathBuf]) -> Result<(), Failure> {
@@ -145,7 +117,7 @@ fn load_set(s: &mut Session, paths: &[PathBuf]) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn run(a: Args) -> Result<ExitCode, Failure> {
+pub fn run(a: Args) -> Outcome {
     let mut s = Session::default();
     s.set_settings(Settings {
         method: method(&a.method)?,
@@ -157,13 +129,13 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
     })?;
     if let Some(path) = &a.plan_out {
         if a.records.is_some() || a.simulate || a.references {
-            return Err(Failure(
-                "--plan-out writes the cases of a new run: drop --records, --simulate and --references".into(),
+            return Err(Failure::new(
+                "--plan-out writes the cases of a new run: drop --records, --simulate and --references",
             ));
         }
         load_set(&mut s, &a.questions)?;
         let cases = s.run_cases(&CasesRequest { languages: a.languages.clone(), modes: a.modes.clone() })?;
-        write_records(path, &cases)?;
+        write_cases(path, &cases)?;
         print_json(&serde_json::json!({"cases": cases.len(), "file": path.display().to_string()}))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -175,7 +147,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         (Some(path), false, false) => {
             let summary = s.load_records(&path.display().to_string(), &read(path)?)?;
             for p in summary.problems.iter().chain(&summary.warnings) {
-                eprintln!("{p}");
+                note(p);
             }
         }
         (None, true, false) => {
@@ -191,8 +163,8 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
             while s.step(64)?.done < total {}
         }
         _ => {
-            return Err(Failure(
-                "give one of --records FILE, --simulate or --references (with --questions or the built-in set)".into(),
+            return Err(Failure::new(
+                "give one of --records FILE, --simulate or --references (with --questions or the built-in set)",
             ));
         }
     }
@@ -201,18 +173,18 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
             Some(model) => embeddings_of_model(&mut s, path, model)?,
             None => s.load_embeddings(&path.display().to_string(), &read(path)?)?,
         };
-        eprintln!("{}: {n} records got an embedding", path.display());
+        note(format_args!("{}: {n} records got an embedding", path.display()));
     }
     if let Some(path) = &a.judge_records {
         let summary = s.load_judge(&path.display().to_string(), &read(path)?)?;
-        eprintln!(
+        note(format_args!(
             "{}: {} verdicts, {} unreadable replies, {} failed calls, {} for records not loaded",
             path.display(),
             summary.verdicts,
             summary.unreadable,
             summary.failed,
             summary.unmatched
-        );
+        ));
     }
     if let Some(path) = &a.embed_plan_out {
         let mut text = String::new();
@@ -220,23 +192,18 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
             text.push_str(&serde_json::to_string(&item)?);
             text.push('\n');
         }
-        std::fs::write(path, text).map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))?;
+        write(path, &text)?;
     }
     if let Some(path) = &a.judge_plan_out {
-        write_records(path, &s.judge_cases()?)?;
+        write_cases(path, &s.judge_cases()?)?;
     }
     for p in &s.dataset().problems {
-        eprintln!("{p}");
+        note(p);
     }
     let has_embeddings = s.dataset().embeddings.iter().filter(|e| e.is_some()).count() >= 2;
     let permutations = a.permutations.unwrap_or(999) as usize;
     if has_embeddings && permutations > 0 {
-        let distance = Distance::parse(&a.distance).ok_or_else(|| {
-            Failure(format!(
-                "--distance: expected euclidean, chord, cosine or cosine-similarity-bug, found {:?}",
-                a.distance
-            ))
-        })?;
+        let distance = distance(&a.distance)?;
         let settings =
             permanova::Settings { permutations, distance, seed: a.seed, modes: a.modes.clone(), matrix: false };
         let total = s.permanova_plan(settings)?.total;
@@ -245,13 +212,13 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
     let view = s.view()?;
     let report = serde_json::to_value(&view.report)?;
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).map_err(|e| Failure(format!("{}: cannot create: {e}", dir.display())))?;
-        write(dir, "records.csv", &s.export("csv")?)?;
-        write(dir, "embeddings.jsonl", &s.export("embeddings")?)?;
-        write(dir, "analysis.json", &serde_json::to_string_pretty(&report)?)?;
-        write(dir, "refusal_rates.svg", &view.rates_svg)?;
+        create_dir(dir)?;
+        write_in(dir, "records.csv", &s.export("csv")?)?;
+        write_in(dir, "embeddings.jsonl", &s.export("embeddings")?)?;
+        write_in(dir, "analysis.json", &serde_json::to_string_pretty(&report)?)?;
+        write_in(dir, "refusal_rates.svg", &view.rates_svg)?;
         if let Some(svg) = &view.projection_svg {
-            write(dir, "embeddings_pca.svg", svg)?;
+            write_in(dir, "embeddings_pca.svg", svg)?;
         }
     }
     print_json(&report)?;

@@ -1,7 +1,7 @@
 //! `evenhand divergence`: cultural divergence from log-probabilities or sampled completions,
 //! or from the simulated model with a cultural lean. Drives the same session as the page.
 
-use clap::Args;
+use super::{Failure, Outcome, note, print_json, read, write, write_cases};
 use evenhand::divergence::analysis::SettingsText;
 use evenhand::divergence::builtin;
 use evenhand::divergence::reference::Columns;
@@ -9,9 +9,10 @@ use evenhand::divergence::session::{self, Session, SimRequest};
 use evenhand::divergence::simulate::Lean;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-#[derive(Args)]
-pub struct DivergenceArgs {
+#[derive(clap::Args)]
+pub struct Args {
     /// A probe set JSON file, or a built-in one: pl-western, de-western.
     #[arg(long, default_value = "pl-western")]
     probes: String,
@@ -68,14 +69,6 @@ pub struct DivergenceArgs {
     csv: Option<PathBuf>,
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
-}
-
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
-}
-
 /// One `--reference` argument, taken apart.
 struct RefSpec<'a> {
     culture: &'a str,
@@ -86,11 +79,11 @@ struct RefSpec<'a> {
 }
 
 /// `local:cities=pesel:file.csv` or `local:cities=table[name=Stadt,weight=Einwohner]:de.csv`.
-fn parse_reference<'a>(spec: &'a str, aspects: &[String]) -> Result<RefSpec<'a>, String> {
+fn parse_reference<'a>(spec: &'a str, aspects: &[String]) -> Result<RefSpec<'a>, Failure> {
     let bad = |why: &str| {
-        format!(
+        Failure::new(format!(
             "--reference {spec:?}: {why}; expected CULTURE[:ASPECT]=[SHAPE:]FILE, e.g. local:cities=pl.tsv or local:cities=table[name=miasto,weight=ludnosc]:pl.csv"
-        )
+        ))
     };
     let (lhs, rhs) = spec.split_once('=').ok_or_else(|| bad("no '='"))?;
     let (culture, aspect) = match lhs.split_once(':') {
@@ -124,34 +117,33 @@ fn parse_reference<'a>(spec: &'a str, aspects: &[String]) -> Result<RefSpec<'a>,
     Ok(RefSpec { culture, aspect, shape, columns, file })
 }
 
-pub fn run(a: &DivergenceArgs) -> Result<(), String> {
-    let e = |x: evenhand::divergence::DivergenceError| x.to_string();
+pub fn run(a: &Args) -> Outcome {
     let mut s = Session::default();
     if builtin::PROBE_SETS.iter().any(|(k, _)| *k == a.probes) {
-        s.use_builtin(&a.probes).map_err(e)?;
+        s.use_builtin(&a.probes)?;
     } else {
         let path = Path::new(&a.probes);
-        s.load_probes(&a.probes, &read(path)?).map_err(e)?;
+        s.load_probes(&a.probes, &read(path)?)?;
     }
     let state = s.state();
     for w in state.probe_set.iter().flat_map(|p| &p.warnings) {
-        eprintln!("{w}");
+        note(w);
     }
     let aspects: Vec<String> = state.probe_set.iter().flat_map(|p| p.aspects.iter().map(|x| x.id.clone())).collect();
     for spec in &a.reference {
         let r = parse_reference(spec, &aspects)?;
         let bytes = read(Path::new(r.file))?;
-        let r = s.add_reference(r.culture, &r.aspect, r.file, &bytes, r.shape, r.columns.as_ref()).map_err(e)?;
+        let r = s.add_reference(r.culture, &r.aspect, r.file, &bytes, r.shape, r.columns.as_ref())?;
         for p in &r.problems {
-            eprintln!("{p}");
+            note(p);
         }
     }
     if let Some(out) = &a.plan_out {
-        return plan_out(&s, out, &a.mode);
+        return plan_out(&s, out, &a.mode).map(|()| ExitCode::SUCCESS);
     }
     let loaded = match (&a.logprobs, &a.records, &a.simulate) {
-        (Some(f), _, _) => s.load_logprobs(&f.display().to_string(), &read(f)?).map_err(e)?,
-        (_, Some(f), _) => s.load_records(&f.display().to_string(), &read(f)?).map_err(e)?,
+        (Some(f), _, _) => s.load_logprobs(&f.display().to_string(), &read(f)?)?,
+        (_, Some(f), _) => s.load_records(&f.display().to_string(), &read(f)?)?,
         (_, _, Some(mode)) => {
             let text = a.lean.as_deref().unwrap_or(r#"{"name": "lean", "lean": 0.3}"#);
             let models: Vec<Lean> = if text.trim_start().starts_with('[') {
@@ -159,17 +151,17 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
             } else {
                 serde_json::from_str(text).map(|l| vec![l])
             }
-            .map_err(|x| format!("--lean: expected a simulated model as JSON (name, lean, jitter, mass_spread, samples, temperature, unmatched_rate): {x}"))?;
-            let d = s.simulate(&SimRequest { mode: mode.clone(), models, seed: a.seed }).map_err(e)?;
+            .map_err(|x| Failure::new(format!("--lean: expected a simulated model as JSON (name, lean, jitter, mass_spread, samples, temperature, unmatched_rate): {x}")))?;
+            let d = s.simulate(&SimRequest { mode: mode.clone(), models, seed: a.seed })?;
             if let Some(out) = &a.out {
-                write(out, &s.data_csv().map_err(e)?)?;
+                write(out, &s.data_csv()?)?;
             }
             d
         }
-        _ => return Err("give --logprobs FILE, --records FILE or --simulate scoring|sampling".into()),
+        _ => return Err(Failure::new("give --logprobs FILE, --records FILE or --simulate scoring|sampling")),
     };
     for p in &loaded.problems {
-        eprintln!("{p}");
+        note(p);
     }
     let settings = SettingsText {
         smoothing: a.smoothing.clone(),
@@ -179,25 +171,29 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
         seed: a.seed,
     }
     .parse()
-    .map_err(|x| format!("--{x}"))?;
-    let analysis = s.analyze(&settings).map_err(e)?.clone();
+    .map_err(|x| Failure::new(format!("--{x}")))?;
+    let analysis = s.analyze(&settings)?.clone();
     for p in &analysis.problems {
-        eprintln!("{p}");
+        note(p);
     }
     for k in &analysis.skipped_aspects {
-        eprintln!("aspect {} skipped: {}", k.aspect, k.reason);
+        note(format_args!("aspect {} skipped: {}", k.aspect, k.reason));
     }
     if let Some(path) = &a.chart {
-        let first = analysis.models.first().ok_or("no model to chart")?;
+        let first = analysis.models.first().ok_or_else(|| Failure::new("no model to chart"))?;
         let (model, context) = match a.chart_context.as_deref().map(|c| c.rsplit_once('/')) {
             Some(Some((m, c))) => (m.to_string(), c.to_string()),
             Some(None) => (first.model.clone(), a.chart_context.clone().unwrap_or_default()),
             None => {
-                let c = first.aspects.first().and_then(|x| x.contexts.first()).ok_or("no context to chart")?;
+                let c = first
+                    .aspects
+                    .first()
+                    .and_then(|x| x.contexts.first())
+                    .ok_or_else(|| Failure::new("no context to chart"))?;
                 (first.model.clone(), c.context.clone())
             }
         };
-        write(path, &s.chart(&model, &context).map_err(e)?)?;
+        write(path, &s.chart(&model, &context)?)?;
     }
     if let Some(path) = &a.csv {
         write(path, &evenhand::divergence::export::results_csv(&analysis))?;
@@ -208,27 +204,15 @@ pub fn run(a: &DivergenceArgs) -> Result<(), String> {
         #[serde(flatten)]
         analysis: &'a evenhand::divergence::Analysis,
     }
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&Out { data: &loaded, analysis: &analysis }).map_err(|x| x.to_string())?
-    );
-    Ok(())
+    print_json(&Out { data: &loaded, analysis: &analysis })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `--plan-out`: the run's cases, and a summary of them on stdout.
-fn plan_out(s: &Session, out: &Path, mode: &str) -> Result<(), String> {
-    use evenhand::formats::FileFormat;
-    let mode = evenhand::divergence::runs::Mode::parse(mode).map_err(|e| format!("--{e}"))?;
-    let cases = s.run_cases(mode).map_err(|e| e.to_string())?;
-    let name = out.display().to_string().to_ascii_lowercase();
-    let format = if name.ends_with(".csv") {
-        FileFormat::Csv
-    } else if name.ends_with(".json") {
-        FileFormat::Json
-    } else {
-        FileFormat::Jsonl
-    };
-    write(out, &evenhand::formats::write(&cases, format))?;
+fn plan_out(s: &Session, out: &Path, mode: &str) -> Result<(), Failure> {
+    let mode = evenhand::divergence::runs::Mode::parse(mode).map_err(|e| Failure::new(format!("--{e}")))?;
+    let cases = s.run_cases(mode)?;
+    write_cases(out, &cases)?;
     let advice = match mode {
         evenhand::divergence::runs::Mode::Score => {
             "run them on an openai-compatible target (one scoring call per case and model; samples do not apply)"
@@ -244,6 +228,5 @@ fn plan_out(s: &Session, out: &Path, mode: &str) -> Result<(), String> {
         "advice": advice,
         "next": format!("evenhand run --scenario SPEC.json --cases {} --out records.csv, then evenhand divergence --records records.csv", out.display()),
     });
-    println!("{}", serde_json::to_string_pretty(&summary).map_err(|x| x.to_string())?);
-    Ok(())
+    print_json(&summary)
 }

@@ -1,13 +1,12 @@
 //! `evenhand expand`: a LangBiTe scenario and its libraries to prompt instances (JSONL).
 
-use clap::Args;
+use super::{Failure, Outcome, create_dir, note, print, read, read_text, write};
 use evenhand::requirements::{self, expand, library, ourlib, placeholder, scenario};
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(Args)]
+#[derive(clap::Args)]
 pub struct ExpandArgs {
     /// The scenario JSON (LangBiTe's input format, current or legacy).
     #[arg(long)]
@@ -32,10 +31,6 @@ pub struct ExpandArgs {
     manifest: Option<PathBuf>,
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
-}
-
 fn library_path(args: &ExpandArgs, lang: &str) -> Option<PathBuf> {
     for spec in &args.libraries {
         if let Some((l, p)) = spec.split_once('=')
@@ -51,20 +46,20 @@ fn library_path(args: &ExpandArgs, lang: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
+pub fn expand(args: &ExpandArgs) -> Outcome {
     for spec in &args.libraries {
         if !spec.contains('=') {
-            return Err(format!("--library: expected LANG=PATH, found {spec:?}"));
+            return Err(Failure::new(format!("--library: expected LANG=PATH, found {spec:?}")));
         }
     }
     let name = args.scenario.display().to_string();
-    let text = String::from_utf8(read(&args.scenario)?).map_err(|e| format!("{name}: not UTF-8: {e}"))?;
+    let text = read_text(&args.scenario)?;
     // The LangBiTeForAPI payload carries the scenario and one language's templates together.
     let api = scenario::api_payload(&text);
     let config = api.as_ref().map_or(text.as_str(), |a| a.config.as_str());
-    let parsed = scenario::parse(&name, config).map_err(|e| e.to_string())?;
+    let parsed = scenario::parse(&name, config)?;
     for w in &parsed.warnings {
-        eprintln!("warning: {w}");
+        note(format_args!("warning: {w}"));
     }
     let sc = parsed.scenario;
     let mut markups: BTreeMap<String, String> =
@@ -81,51 +76,43 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
             (Some(path), _) => (path.display().to_string(), read(&path)?),
             (None, Some(prompts)) => (format!("{name}#prompts"), prompts.into_bytes()),
             (None, None) => {
-                return Err(format!(
+                return Err(Failure::new(format!(
                     "no library for language {lang}: pass --library {lang}=PATH or --langbite-dir DIR"
-                ));
+                )));
             }
         };
         if file.ends_with(".json") && bytes.first() == Some(&b'{') {
             // Our own library format (datasets/requirements/README.md), detected by its `format` key.
-            let text = String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8: {e}"))?;
+            let text = utf8(&file, bytes)?;
             if !ourlib::read::is_ours(&text) {
-                return Err(format!(
+                return Err(Failure::new(format!(
                     "{file}: a JSON object but not {}: expected a \"format\" key with that value",
                     ourlib::FORMAT
-                ));
+                )));
             }
-            let loaded = ourlib::read::read(&file, &text).map_err(|e| e.to_string())?;
+            let loaded = ourlib::read::read(&file, &text)?;
             for w in &loaded.warnings {
-                eprintln!("warning: {w}");
+                note(format_args!("warning: {w}"));
             }
-            if !loaded.errors.is_empty() {
-                let list: Vec<String> = loaded.errors.iter().map(|e| e.to_string()).collect();
-                return Err(list.join("\n"));
-            }
+            all_or_nothing(&loaded.errors)?;
             if loaded.library.language != *lang {
-                return Err(format!(
+                return Err(Failure::new(format!(
                     "{file}: field language: the file is {:?} but was given for {lang}",
                     loaded.library.language
-                ));
+                )));
             }
             ours.insert(lang.clone(), (file, loaded.library));
             continue;
         }
         let loaded = if file.ends_with(".json") || file.ends_with("#prompts") {
-            let text = String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8: {e}"))?;
-            library::read_json(&file, lang, &text)
+            library::read_json(&file, lang, &utf8(&file, bytes)?)
         } else {
             library::read_tsv(&file, lang, &bytes)
-        }
-        .map_err(|e| e.to_string())?;
+        }?;
         for w in loaded.warnings.iter().chain(&placeholder::audit(&loaded.library, &markups)) {
-            eprintln!("warning: {w}");
+            note(format_args!("warning: {w}"));
         }
-        if !loaded.errors.is_empty() {
-            let list: Vec<String> = loaded.errors.iter().map(|e| e.to_string()).collect();
-            return Err(list.join("\n"));
-        }
+        all_or_nothing(&loaded.errors)?;
         libraries.insert(lang.clone(), loaded.library);
     }
     let seed = args.seed.or(sc.evenhand.as_ref().map(|e| e.seed)).unwrap_or(1);
@@ -133,32 +120,31 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
         (true, _) => expand::expand(&sc, &libraries, seed, expand::Composition::Compat),
         (false, true) => ourlib::instantiate::expand(&sc, &ours, seed),
         (false, false) => {
-            return Err(format!(
+            return Err(Failure::new(format!(
                 "one run takes either LangBiTe libraries ({}) or our own ({}), not both",
                 libraries.keys().cloned().collect::<Vec<_>>().join(", "),
                 ours.keys().cloned().collect::<Vec<_>>().join(", ")
-            ));
+            )));
         }
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     for w in &exp.warnings {
-        eprintln!("warning: {w}");
+        note(format_args!("warning: {w}"));
     }
     let mut out = String::new();
     for i in &exp.instances {
-        out.push_str(&serde_json::to_string(i).map_err(|e| e.to_string())?);
+        out.push_str(&serde_json::to_string(i)?);
         out.push('\n');
     }
     match &args.out {
-        Some(path) => std::fs::write(path, &out).map_err(|e| format!("{}: cannot write: {e}", path.display()))?,
-        None => std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("stdout: {e}"))?,
+        Some(path) => write(path, &out)?,
+        None => print(&out)?,
     }
     let counts: Vec<serde_json::Value> = expand::counts(&exp.instances)
         .into_iter()
         .map(|((concern, language), n)| serde_json::json!({"concern": concern, "language": language, "instances": n}))
         .collect();
     for c in &counts {
-        eprintln!("{c}");
+        note(c);
     }
     if let Some(path) = &args.manifest {
         let manifest = serde_json::json!({
@@ -168,13 +154,12 @@ pub fn expand(args: &ExpandArgs) -> Result<ExitCode, String> {
             "counts": counts,
             "instances": exp.instances.len(),
         });
-        let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
-        std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        write(path, &serde_json::to_string_pretty(&manifest)?)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-#[derive(Args)]
+#[derive(clap::Args)]
 pub struct EvaluateArgs {
     /// The scenario JSON the records were planned from (its tolerances and deltas are used).
     #[arg(long)]
@@ -186,7 +171,8 @@ pub struct EvaluateArgs {
     /// and adds the statistics.
     #[arg(long)]
     compat: Option<String>,
-    /// Folder for the reports (created if missing).
+    /// Folder for the reports (created if missing). In every CSV, LangBiTe's included, a text
+    /// cell a spreadsheet would run as a formula (=, +, -, @) starts with an added `'`.
     #[arg(long)]
     out: PathBuf,
     /// Seed of the permutation tests and bootstrap intervals; default: the scenario's
@@ -213,24 +199,24 @@ pub struct EvaluateArgs {
 }
 
 /// `evenhand evaluate`: oracles, statistics and every report for a LangBiTe-style run.
-pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
+pub fn evaluate(args: &EvaluateArgs) -> Outcome {
     use evenhand::requirements::summary::{self, Mode};
     let mode = match args.compat.as_deref() {
         None => Mode::Default,
         Some("langbite") => Mode::Langbite,
-        Some(other) => return Err(format!("--compat: expected langbite, found {other:?}")),
+        Some(other) => return Err(Failure::new(format!("--compat: expected langbite, found {other:?}"))),
     };
     if mode == Mode::Langbite && (args.judge_plan_out.is_some() || args.judge_records.is_some()) {
-        return Err(
-            "--judge-plan-out and --judge-records need the default mode (the judge reviews instance outcomes)".into()
-        );
+        return Err(Failure::new(
+            "--judge-plan-out and --judge-records need the default mode (the judge reviews instance outcomes)",
+        ));
     }
     if let Some(c) = args.confidence.filter(|c| !(*c > 0.0 && *c < 1.0)) {
-        return Err(format!("--confidence: expected a number between 0 and 1, found {c}"));
+        return Err(Failure::new(format!("--confidence: expected a number between 0 and 1, found {c}")));
     }
     let timestamp = match &args.timestamp {
         Some(t) if t.len() == 14 && t.chars().all(|c| c.is_ascii_digit()) => t.clone(),
-        Some(t) => return Err(format!("--timestamp: expected 14 digits (YYYYmmddHHMMSS), found {t:?}")),
+        Some(t) => return Err(Failure::new(format!("--timestamp: expected 14 digits (YYYYmmddHHMMSS), found {t:?}"))),
         None => {
             let ms =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
@@ -239,25 +225,25 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
     };
     let name = args.scenario.display().to_string();
     let scenario_bytes = read(&args.scenario)?;
-    let text = String::from_utf8(scenario_bytes.clone()).map_err(|e| format!("{name}: not UTF-8: {e}"))?;
-    let parsed = scenario::parse(&name, &text).map_err(|e| e.to_string())?;
+    let text = utf8(&name, scenario_bytes.clone())?;
+    let parsed = scenario::parse(&name, &text)?;
     for w in &parsed.warnings {
-        eprintln!("warning: {w}");
+        note(format_args!("warning: {w}"));
     }
     let records_name = args.records.display().to_string();
     let record_bytes = read(&args.records)?;
-    let loaded = evenhand::formats::load(&records_name, &record_bytes, None).map_err(|e| e.to_string())?;
+    let loaded = evenhand::formats::load(&records_name, &record_bytes, None)?;
     for p in &loaded.errors {
-        eprintln!("error: {p}");
+        note(format_args!("error: {p}"));
     }
     if loaded.records.is_empty() {
-        return Err(format!("{records_name}: no records could be read"));
+        return Err(Failure::new(format!("{records_name}: no records could be read")));
     }
     let stats = parsed.scenario.evenhand.as_ref().map(|e| e.statistics.clone()).unwrap_or_default();
     let (seed, confidence) = (args.seed.unwrap_or(stats.seed), args.confidence.unwrap_or(stats.confidence));
     let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, seed, confidence);
     for p in &s.problems {
-        eprintln!("warning: not judged: {p}");
+        note(format_args!("warning: not judged: {p}"));
     }
     let hash = |b: &[u8]| format!("{:016x}", evenhand::rng::stable_hash(&[b]));
     let provenance = serde_json::json!({
@@ -267,9 +253,9 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
     for (file, contents) in summary::files(&s, &loaded.records, &timestamp, &provenance) {
         let path = args.out.join(&file);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+            create_dir(dir)?;
         }
-        std::fs::write(&path, contents).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        write(&path, &contents)?;
     }
     let mut judge = serde_json::Value::Null;
     if let Some(path) = &args.judge_plan_out {
@@ -277,16 +263,14 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
             evenhand::requirements::judge::audit_sample(&loaded.records, &s.evaluations, args.judge_per_outcome, seed);
         let cases = evenhand::requirements::judge::cases(&loaded.records, &s.evaluations, &sample);
         let text = evenhand::formats::write(&cases, evenhand::formats::FileFormat::Jsonl);
-        std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        write(path, &text)?;
         judge = serde_json::json!({"cases": cases.len(), "plan": path.display().to_string()});
     }
     if let Some(path) = &args.judge_records {
         let name = path.display().to_string();
-        let judged = evenhand::formats::load(&name, &read(path)?, None).map_err(|e| e.to_string())?;
+        let judged = evenhand::formats::load(&name, &read(path)?, None)?;
         let report = evenhand::requirements::judge::compare(&s.evaluations, &judged.records);
-        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        std::fs::write(args.out.join("judge.json"), text + "\n")
-            .map_err(|e| format!("judge.json: cannot write: {e}"))?;
+        write(&args.out.join("judge.json"), &(serde_json::to_string_pretty(&report)? + "\n"))?;
         judge = serde_json::json!({"judged": report.agreement.n, "unusable": report.unusable, "kappa": report.agreement.kappa});
     }
     let count = |v: &str| s.templates.iter().filter(|t| t.verdict.as_str() == v).count();
@@ -299,6 +283,18 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<ExitCode, String> {
         "not_judged": s.problems.len(),
         "out": args.out.display().to_string(),
     });
-    println!("{summary}");
+    print(&format!("{summary}\n"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn utf8(file: &str, bytes: Vec<u8>) -> Result<String, Failure> {
+    String::from_utf8(bytes).map_err(|e| Failure::new(format!("{file}: not UTF-8: {e}")))
+}
+
+/// A library with errors is refused whole, every error listed (one per line).
+fn all_or_nothing<E: std::fmt::Display>(errors: &[E]) -> Result<(), Failure> {
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::new(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))
 }

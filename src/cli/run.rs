@@ -11,7 +11,7 @@
 //! from environment variables and are only ever in the dispatches' headers.
 
 use super::transport::Transport;
-use super::{Failure, print_json, read};
+use super::{Failure, Outcome, note, print, print_json, read, read_text, write_atomically};
 use evenhand::formats::{self, FileFormat};
 use evenhand::providers::ProviderKind;
 use evenhand::providers::redact;
@@ -66,11 +66,11 @@ pub struct Args {
 /// The spec and an embedding texts file as a plan of embedding calls.
 fn load_embed_plan(scenario: &Path, texts: &Path, batch: usize) -> Result<Plan, Failure> {
     let spec_name = scenario.display().to_string();
-    let text = String::from_utf8(read(scenario)?).map_err(|e| Failure(format!("{spec_name}: not UTF-8: {e}")))?;
-    let spec = RunSpec::from_json(&text).map_err(|e| Failure(format!("{spec_name}: {e}")))?;
+    let text = read_text(scenario)?;
+    let spec = RunSpec::from_json(&text).map_err(|e| Failure::new(format!("{spec_name}: {e}")))?;
     let name = texts.display().to_string();
-    let items = evenhand::run::embed_texts::read(&name, &read(texts)?).map_err(|p| Failure(p.to_string()))?;
-    Plan::embed(spec, &items, batch).map_err(|e| Failure(format!("{spec_name}: {e}")))
+    let items = evenhand::run::embed_texts::read(&name, &read(texts)?).map_err(|p| Failure::new(p.to_string()))?;
+    Plan::embed(spec, &items, batch).map_err(|e| Failure::new(format!("{spec_name}: {e}")))
 }
 
 /// The vectors file: appended as answers arrive; ids already in it are not written twice
@@ -101,7 +101,7 @@ impl VectorSink {
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| Failure(format!("{name}: cannot open for writing: {e}")))?;
+            .map_err(|e| Failure::new(format!("{name}: cannot open for writing: {e}")))?;
         Ok(VectorSink { name, file, seen })
     }
 
@@ -121,19 +121,19 @@ impl VectorSink {
 /// The spec and its cases as a plan. Shared with `evenhand batch`.
 pub fn load_plan(scenario: &Path, cases_path: Option<&Path>) -> Result<Plan, Failure> {
     let spec_name = scenario.display().to_string();
-    let text = String::from_utf8(read(scenario)?).map_err(|e| Failure(format!("{spec_name}: not UTF-8: {e}")))?;
-    let spec = RunSpec::from_json(&text).map_err(|e| Failure(format!("{spec_name}: {e}")))?;
+    let text = read_text(scenario)?;
+    let spec = RunSpec::from_json(&text).map_err(|e| Failure::new(format!("{spec_name}: {e}")))?;
     let path = match (cases_path, &spec.cases) {
         (Some(p), _) => p.to_path_buf(),
         (None, Some(rel)) => scenario.parent().unwrap_or(Path::new(".")).join(rel),
         (None, None) => {
-            return Err(Failure(format!("{spec_name}: no cases: pass --cases FILE or set \"cases\" in the spec")));
+            return Err(Failure::new(format!("{spec_name}: no cases: pass --cases FILE or set \"cases\" in the spec")));
         }
     };
     let name = path.display().to_string();
     let cases = cases::read(&name, &read(&path)?)
-        .map_err(|problems| Failure(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
-    Plan::chat(spec, &cases).map_err(|e| Failure(format!("{spec_name}: {e}")))
+        .map_err(|problems| Failure::new(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
+    Plan::chat(spec, &cases).map_err(|e| Failure::new(format!("{spec_name}: {e}")))
 }
 
 /// Each target's key, from its environment variable. A provider that needs a key and has
@@ -151,7 +151,7 @@ fn keys(spec: &RunSpec) -> Result<HashMap<String, String>, Failure> {
                 let optional = t.provider.spec().auth == AuthScheme::None
                     || (t.provider == ProviderKind::OpenAiCompatible && t.key_env.is_none());
                 if !optional {
-                    return Err(Failure(format!(
+                    return Err(Failure::new(format!(
                         "target {:?} ({}) needs a key: set the environment variable {var}",
                         t.id,
                         t.provider.spec().label
@@ -196,7 +196,7 @@ struct Summary {
     failures: Vec<evenhand::run::progress::Failure>,
 }
 
-pub fn run(a: Args) -> Result<ExitCode, Failure> {
+pub fn run(a: Args) -> Outcome {
     let plan = match &a.embed {
         Some(texts) => load_embed_plan(&a.scenario, texts, a.batch_size)?,
         None => load_plan(&a.scenario, a.cases.as_deref())?,
@@ -208,7 +208,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
     }
     if !estimate.confirm.is_empty() && !a.yes {
         print_json(&estimate)?;
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "this run needs confirmation ({}); check the estimate above and pass --yes to start it",
             estimate.confirm.join("; ")
         )));
@@ -225,33 +225,37 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         match std::fs::remove_file(&journal_file) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Failure(format!("{jname}: cannot remove: {e}"))),
+            Err(e) => return Err(Failure::new(format!("{jname}: cannot remove: {e}"))),
         }
     } else if journal_file.exists() {
-        let text = String::from_utf8(read(&journal_file)?).map_err(|e| Failure(format!("{jname}: not UTF-8: {e}")))?;
+        let text = read_text(&journal_file)?;
         let j = journal::read(&jname, &text)?;
         for w in &j.warnings {
-            eprintln!("evenhand: {w}");
+            note(format_args!("evenhand: {w}"));
         }
         tail = j.tail;
         restored = engine.restore(&j.records);
         let stale = engine.stale();
         if !stale.is_empty() {
             let shown: Vec<&str> = stale.iter().take(5).map(String::as_str).collect();
-            eprintln!(
+            note(format_args!(
                 "evenhand: {jname}: {} records were made for a different request (prompt, model or parameters changed since) and will be sent again: {}{}",
                 stale.len(),
                 shown.join(", "),
                 if stale.len() > shown.len() { ", ..." } else { "" }
-            );
+            ));
         }
         let pending = j.records.iter().filter(|r| r.status == evenhand::record::Status::Pending).count();
         if pending > 0 {
-            eprintln!("evenhand: {jname}: {pending} records were still pending (never answered) and will be sent");
+            note(format_args!(
+                "evenhand: {jname}: {pending} records were still pending (never answered) and will be sent"
+            ));
         }
         let unknown = j.records.len().saturating_sub(restored + stale.len() + pending);
         if unknown > 0 {
-            eprintln!("evenhand: {jname}: {unknown} records belong to no call of this plan and were left alone");
+            note(format_args!(
+                "evenhand: {jname}: {unknown} records belong to no call of this plan and were left alone"
+            ));
         }
     }
     if a.retry_failed {
@@ -272,15 +276,15 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         .create(true)
         .append(true)
         .open(&journal_file)
-        .map_err(|e| Failure(format!("{jname}: cannot open for writing: {e}")))?;
+        .map_err(|e| Failure::new(format!("{jname}: cannot open for writing: {e}")))?;
     // A crash may have left the last line without its newline; never glue a record onto it.
     match tail {
         journal::Tail::Clean => {}
         journal::Tail::MissingNewline => {
-            journal.write_all(b"\n").map_err(|e| Failure(format!("{jname}: cannot append: {e}")))?
+            journal.write_all(b"\n").map_err(|e| Failure::new(format!("{jname}: cannot append: {e}")))?
         }
         journal::Tail::Cut { keep } => {
-            journal.set_len(keep).map_err(|e| Failure(format!("{jname}: cannot drop the cut last line: {e}")))?
+            journal.set_len(keep).map_err(|e| Failure::new(format!("{jname}: cannot drop the cut last line: {e}")))?
         }
     }
 
@@ -317,7 +321,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
     loop {
         for d in engine.next(now()) {
             if job_tx.send(d).is_err() {
-                return Err(Failure("the worker threads stopped".into()));
+                return Err(Failure::new("the worker threads stopped"));
             }
         }
         if engine.is_done() && engine.in_flight() == 0 {
@@ -332,7 +336,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         let mut first = match done_rx.recv_timeout(wait) {
             Ok(r) => Some(r),
             Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return Err(Failure("the worker threads stopped".into())),
+            Err(RecvTimeoutError::Disconnected) => return Err(Failure::new("the worker threads stopped")),
         };
         // Take every result already waiting before asking the engine for more work.
         while let Some((call, attempt, result)) = first.take().or_else(|| done_rx.try_recv().ok()) {
@@ -361,7 +365,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
             next_report = t + 1000.0;
             let p = engine.progress(t);
             let eta = p.eta_s.map_or("?".to_string(), |s| format!("{s:.0} s"));
-            eprintln!(
+            note(format_args!(
                 "run: {}/{} done, {} failed, {} remaining, {} in flight, {:.1} calls/s, ETA {eta}",
                 p.answered + p.failed,
                 p.total,
@@ -369,7 +373,7 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
                 p.remaining,
                 p.in_flight,
                 p.per_second
-            );
+            ));
         }
     }
     drop(job_tx);
@@ -398,19 +402,11 @@ pub fn run(a: Args) -> Result<ExitCode, Failure> {
         journal: jname,
         failures: p.failures.into_iter().take(20).collect(),
     };
-    println!("{}", scrub(&serde_json::to_string_pretty(&summary)?, &keys));
+    let printed = print(&(scrub(&serde_json::to_string_pretty(&summary)?, &keys) + "\n"));
+    // A journal that could not be written matters more than a reader that went away.
     if let Some(e) = journal_error {
-        return Err(Failure(e));
+        return Err(Failure::new(e));
     }
+    printed?;
     Ok(if p.total > 0 && p.failed == p.total { ExitCode::from(3) } else { ExitCode::SUCCESS })
-}
-
-/// Writes `text` to a temporary file beside `path` and renames it over, so a reader never
-/// sees half a table.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
-    let mut tmp = path.as_os_str().to_os_string();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).map_err(|e| Failure(format!("{}: cannot write: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(|e| Failure(format!("{}: cannot write: {e}", path.display())))
 }

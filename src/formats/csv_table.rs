@@ -24,6 +24,12 @@ pub fn guard(cell: &str) -> String {
     if needs_guard(cell) { format!("'{cell}") } else { cell.to_string() }
 }
 
+/// [`guard`] for tables whose columns carry no type (LangBiTe's reports, the requirement
+/// summaries): a cell that reads as a number is a number, and no spreadsheet runs "-0.5".
+pub fn guard_unless_number(cell: &str) -> String {
+    if cell.parse::<f64>().is_ok() { cell.to_string() } else { guard(cell) }
+}
+
 /// Undoes [`guard`].
 pub fn unguard(cell: &str) -> &str {
     match cell.strip_prefix('\'') {

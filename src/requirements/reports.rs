@@ -3,6 +3,7 @@
 //! them, or without, as its forks do).
 
 use crate::formats::Problem;
+use crate::formats::csv_table::{guard_unless_number, unguard};
 use serde::Serialize;
 
 pub const RESPONSES_HEADER: [&str; 4] = ["Provider", "Model", "Instance", "Response"];
@@ -71,7 +72,8 @@ pub fn py_str_list(items: &[String]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
-/// Writes rows under `header`, with pandas' leading index column when `index` is set.
+/// Writes rows under `header`, with pandas' leading index column when `index` is set. Cells a
+/// spreadsheet would run as formulas get the record table's `'` guard; [`read`] removes it.
 pub fn write_csv(header: &[&str], rows: &[Vec<String>], index: bool) -> String {
     let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(vec![]);
     let mut head: Vec<&str> = if index { vec![""] } else { vec![] };
@@ -79,7 +81,7 @@ pub fn write_csv(header: &[&str], rows: &[Vec<String>], index: bool) -> String {
     let _ = w.write_record(&head);
     for (i, row) in rows.iter().enumerate() {
         let mut cells: Vec<String> = if index { vec![i.to_string()] } else { vec![] };
-        cells.extend(row.iter().cloned());
+        cells.extend(row.iter().map(|c| guard_unless_number(c)));
         let _ = w.write_record(&cells);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
@@ -125,7 +127,7 @@ pub fn read(file: &str, text: &str, expected: &[&str]) -> Result<Table, Problem>
             let line = e.position().map_or(0, |p| p.line());
             Problem::new(file, format!("CSV: {e}")).at_line(line)
         })?;
-        let mut cells: Vec<String> = r.iter().map(String::from).collect();
+        let mut cells: Vec<String> = r.iter().map(|c| unguard(c).to_string()).collect();
         if had_index {
             cells.remove(0);
         }
@@ -172,5 +174,13 @@ mod tests {
             assert_eq!(t.get(&t.rows[0], "Instance"), Some("Is it, \"so\"?"));
         }
         assert!(read("r.csv", "a,b\n1,2\n", &RESPONSES_HEADER).unwrap_err().message.contains("Provider"));
+    }
+
+    #[test]
+    fn formulas_are_guarded_and_numbers_left_alone() {
+        let rows = vec![vec!["=cmd".to_string(), "@m".into(), "-0.5".into(), "'+x".into()]];
+        let text = write_csv(&RESPONSES_HEADER, &rows, true);
+        assert_eq!(text.lines().nth(1), Some("0,'=cmd,'@m,-0.5,''+x"));
+        assert_eq!(read("r.csv", &text, &RESPONSES_HEADER).unwrap().rows, rows);
     }
 }

@@ -1,0 +1,150 @@
+//! The record table and the demo method: `validate`, `analyze` and `demo`.
+
+use super::{Failure, Outcome, create_dir, note, print_json, read, write_in};
+use evenhand::demo::Experiment;
+use evenhand::demo::analysis::Settings;
+use evenhand::demo::workspace::Workspace;
+use evenhand::formats::{self, ColumnMapping, LoadError};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ValidateArgs {
+    file: PathBuf,
+    /// Column mapping for a CSV from another tool, as JSON: {"response": "output", ...}.
+    #[arg(long)]
+    mapping: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct AnalyzeArgs {
+    file: PathBuf,
+    /// Fields to group by, comma separated (concern, language, community, model, ...).
+    #[arg(long, value_delimiter = ',')]
+    group_by: Option<Vec<String>>,
+    #[arg(long)]
+    tolerance: Option<f64>,
+    #[arg(long)]
+    confidence: Option<f64>,
+}
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    #[arg(long)]
+    out: PathBuf,
+    /// An experiment JSON (as in a bundle's "experiment"); defaults to the built-in demo.
+    #[arg(long)]
+    experiment: Option<PathBuf>,
+    #[arg(long)]
+    seed: Option<u64>,
+    #[arg(long)]
+    samples: Option<u32>,
+}
+
+pub fn validate(a: ValidateArgs) -> Outcome {
+    let mapping: Option<ColumnMapping> = a
+        .mapping
+        .map(|m| serde_json::from_str(&m))
+        .transpose()
+        .map_err(|e| Failure::new(format!("--mapping: expected a JSON object of field to column: {e}")))?;
+    let name = a.file.display().to_string();
+    match formats::load(&name, &read(&a.file)?, mapping.as_ref()) {
+        Ok(loaded) => {
+            for p in loaded.errors.iter().chain(&loaded.warnings) {
+                note(p);
+            }
+            #[derive(Serialize)]
+            struct Report<'a> {
+                file: &'a str,
+                format: &'a str,
+                records: usize,
+                errors: &'a [formats::Problem],
+                warnings: &'a [formats::Problem],
+            }
+            print_json(&Report {
+                file: &name,
+                format: loaded.format,
+                records: loaded.records.len(),
+                errors: &loaded.errors,
+                warnings: &loaded.warnings,
+            })?;
+            Ok(if loaded.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Err(LoadError::NeedsMapping(req)) => {
+            print_json(&req)?;
+            Err(Failure::new(format!(
+                "{name}: no column maps to {}; pass --mapping '{{\"response\": \"<column>\"}}' (columns: {})",
+                req.missing.join(", "),
+                req.headers.join(", ")
+            )))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub fn analyze(a: AnalyzeArgs) -> Outcome {
+    let name = a.file.display().to_string();
+    let bytes = read(&a.file)?;
+    let mut ws = Workspace::demo();
+    let text = String::from_utf8_lossy(&bytes);
+    if text.contains("\"evenhand-bundle\"") {
+        let summary = ws.open_bundle(&name, &text, None)?;
+        if summary.identical == Some(false) {
+            note(format_args!("{name}: the recomputed numbers differ from the ones stored in the bundle"));
+        }
+    } else {
+        let summary = ws.load(&name, &bytes, None)?;
+        for p in summary.errors.iter().chain(&summary.warnings) {
+            note(p);
+        }
+    }
+    let mut settings: Settings = ws.settings.clone();
+    if let Some(g) = a.group_by {
+        settings.group_by = g;
+    }
+    settings.tolerance = a.tolerance.unwrap_or(settings.tolerance);
+    settings.confidence = a.confidence.unwrap_or(settings.confidence);
+    ws.set_settings(settings)?;
+    print_json(&ws.view()?.analysis)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn demo(a: DemoArgs) -> Outcome {
+    let mut exp: Experiment = match &a.experiment {
+        Some(path) => {
+            serde_json::from_slice(&read(path)?).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?
+        }
+        None => Experiment::default(),
+    };
+    exp.seed = a.seed.unwrap_or(exp.seed);
+    exp.samples = a.samples.unwrap_or(exp.samples);
+    let mut ws = Workspace::demo();
+    ws.run(exp)?;
+    let out = &a.out;
+    create_dir(out)?;
+    let view = ws.view()?;
+    let files = vec![
+        write_in(out, "bundle.json", &ws.bundle()?)?,
+        write_in(out, "records.csv", &ws.export("csv")?)?,
+        write_in(out, "records.jsonl", &ws.export("jsonl")?)?,
+        write_in(out, "analysis.json", &serde_json::to_string_pretty(&view.analysis)?)?,
+        write_in(out, "pass_rates.svg", &view.chart_svg)?,
+    ];
+    #[derive(Serialize)]
+    struct Done {
+        records: usize,
+        simulated: bool,
+        share_fragment: String,
+        files: Vec<PathBuf>,
+        analysis: evenhand::demo::analysis::Analysis,
+    }
+    print_json(&Done {
+        records: ws.records.len(),
+        simulated: true,
+        share_fragment: ws.share_fragment()?,
+        files,
+        analysis: view.analysis,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
