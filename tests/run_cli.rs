@@ -530,3 +530,18 @@ fn a_changed_prompt_or_parameter_is_sent_again_not_restored_from_the_journal() {
     assert_eq!((summary(&stdout)["restored"].as_u64(), mock.stats()["total"].as_u64()), (Some(0), Some(10)));
     assert!(records(&out).iter().all(|r| r.params.get("max_completion_tokens") == Some(&json!(7))));
 }
+
+/// Issue 15, defect 12: an output path that cannot be written is refused before any call.
+#[test]
+fn an_unwritable_output_path_is_refused_before_the_first_call() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup("outdir", &mock, 5, json!({"models": ["mock-a"]}), json!({}));
+    let spec = dir.join("spec.json");
+    for (out, expect) in [(dir.clone(), "is a folder"), (dir.join("missing/r.csv"), "cannot be written")] {
+        mock.reset();
+        let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+        assert_ne!(code, 0, "{out:?} accepted");
+        assert!(stderr.contains(expect), "{stderr}");
+        assert_eq!(mock.stats()["total"].as_u64(), Some(0), "calls were sent for {out:?}");
+    }
+}

@@ -196,6 +196,28 @@ struct Summary {
     failures: Vec<evenhand::run::progress::Failure>,
 }
 
+/// Fails unless `path` can be written the way the run writes it at the end (a temporary file
+/// beside it, renamed over it): not a folder, in a folder that exists and takes new files.
+fn check_writable(path: &Path) -> Result<(), Failure> {
+    let name = path.display();
+    if path.is_dir() {
+        return Err(Failure::new(format!("{name}: is a folder; --out expects a file name such as {name}/records.csv")));
+    }
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let existed = tmp.exists();
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&tmp)
+        .map_err(|e| Failure::new(format!("{name}: cannot be written ({e}); nothing was sent")))?;
+    if !existed {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    Ok(())
+}
+
 pub fn run(a: Args) -> Outcome {
     let plan = match &a.embed {
         Some(texts) => load_embed_plan(&a.scenario, texts, a.batch_size)?,
@@ -212,6 +234,12 @@ pub fn run(a: Args) -> Outcome {
             "this run needs confirmation ({}); check the estimate above and pass --yes to start it",
             estimate.confirm.join("; ")
         )));
+    }
+    // Every output path is checked before the first call: a run that pays for its calls and
+    // then cannot write its table has lost them (the journal keeps them, but say it now).
+    check_writable(&a.out)?;
+    if let Some(path) = &a.embeddings_out {
+        check_writable(path)?;
     }
     let keys = keys(&plan.spec)?;
     let out_name = a.out.display().to_string();
