@@ -165,21 +165,24 @@ fn duplicate_ids_are_warned_about() {
 }
 
 #[test]
-fn repeated_ids_are_warned_about_in_line_order_after_the_rows_own_warnings() {
-    // Line 4 is ragged and repeats x; line 5 repeats x again; line 6 is ragged only.
-    let csv = b"record_id,response\nx,a\ny,b\nx,c,extra\nx,d\nz,e,extra\n";
+fn ragged_rows_are_errors_and_repeated_ids_warnings_in_line_order() {
+    // Lines 4 and 6 are ragged (not loaded, each an error); line 5 repeats x.
+    let csv = b"record_id,response\nx,a\ny,b\nx,c,extra\nx,d\nz,e,extra\nw\n";
     let loaded = formats::load("d.csv", csv, None).unwrap();
-    let got: Vec<(Option<u64>, &str)> = loaded.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+    let ids: Vec<&str> = loaded.records.iter().map(|r| r.record_id.as_str()).collect();
+    assert_eq!(ids, ["x", "y", "x"]);
+    let errors: Vec<(Option<u64>, &str)> = loaded.errors.iter().map(|w| (w.line, w.message.as_str())).collect();
     assert_eq!(
-        got,
+        errors,
         [
-            (Some(4), "expected 2 columns as in the header, found 3"),
-            (Some(4), "duplicate record_id \"x\" (first at line 2)"),
-            (Some(5), "duplicate record_id \"x\" (first at line 2)"),
-            (Some(6), "expected 2 columns as in the header, found 3"),
+            (Some(4), "expected 2 columns as in the header, found 3 (a stray delimiter?); row not loaded"),
+            (Some(6), "expected 2 columns as in the header, found 3 (a stray delimiter?); row not loaded"),
+            (Some(7), "expected 2 columns as in the header, found 1 (the row is cut short); row not loaded"),
         ]
     );
-    assert_eq!(loaded.warnings[1].field.as_deref(), Some("record_id"));
+    let got: Vec<(Option<u64>, &str)> = loaded.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+    assert_eq!(got, [(Some(5), "duplicate record_id \"x\" (first at line 2)")]);
+    assert_eq!(loaded.warnings[0].field.as_deref(), Some("record_id"));
     let json = br#"[{"record_id": "a", "response": "1"}, {"record_id": "b", "response": "2"}, {"record_id": "a", "response": "3"}]"#;
     let loaded = formats::load("d.json", json, None).unwrap();
     let got: Vec<(Option<u64>, &str)> = loaded.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();

@@ -136,11 +136,23 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         if row.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
+        // A row with too few or too many cells is misaligned (a cut-off file, a stray
+        // delimiter): reading it anyway would put values under the wrong columns. It is an
+        // error and the row is not loaded, so it is counted as dropped, never half-read.
         if row.len() != headers.len() {
-            loaded.warnings.push(
-                Problem::new(file, format!("expected {} columns as in the header, found {}", headers.len(), row.len()))
-                    .at_line(line),
+            let why = if row.len() < headers.len() { "the row is cut short" } else { "a stray delimiter?" };
+            loaded.errors.push(
+                Problem::new(
+                    file,
+                    format!(
+                        "expected {} columns as in the header, found {} ({why}); row not loaded",
+                        headers.len(),
+                        row.len()
+                    ),
+                )
+                .at_line(line),
             );
+            continue;
         }
         let mut rec = Record { format_version: 1, ..Record::default() };
         let mut bad = false;
