@@ -33,8 +33,8 @@ fn page_files() -> Vec<String> {
 
 #[test]
 fn the_shell_lists_every_page_file_and_the_wasm() {
-    let shell = shell();
-    let missing: Vec<&String> = page_files().iter().filter(|f| !shell.contains(f)).collect::<Vec<_>>();
+    let (shell, files) = (shell(), page_files());
+    let missing: Vec<&String> = files.iter().filter(|f| !shell.contains(f)).collect();
     assert!(missing.is_empty(), "www/sw.js SHELL lacks {missing:?}: the page would not open offline");
     for built in ["./", "./pkg/evenhand.js", "./pkg/evenhand_bg.wasm"] {
         assert!(shell.iter().any(|f| f == built), "www/sw.js SHELL lacks {built}");
