@@ -8,12 +8,15 @@ function wanted() {
   return "serviceWorker" in navigator && /^https?:$/.test(location.protocol) && !("__wbg_test_invoke" in globalThis);
 }
 
+let updating = false;
+
 function offerUpdate(waiting) {
   const banner = $("update-banner");
   const button = $("update-reload");
   banner.hidden = false;
   button.onclick = () => {
     button.disabled = true;
+    updating = true;
     waiting.postMessage({ type: "skip-waiting" });
   };
 }
@@ -40,13 +43,10 @@ export async function registerOffline(build) {
       if (incoming.state === "installed" && navigator.serviceWorker.controller) offerUpdate(incoming);
     });
   });
-  let reloading = false;
-  const hadController = Boolean(navigator.serviceWorker.controller);
+  // The new worker takes over once asked to; the page then reloads into it. (The first
+  // visit's worker taking control, or another tab's update, changes nothing on screen.)
   navigator.serviceWorker.addEventListener("controllerchange", () => {
-    // The first visit's worker taking control is not an update; only a replacement reloads.
-    if (!hadController || reloading) return;
-    reloading = true;
-    location.reload();
+    if (updating) location.reload();
   });
   return registration;
 }

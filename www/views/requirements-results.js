@@ -130,9 +130,9 @@ export function createRequirementResults(call) {
     const files = await call("rqFiles", stamp);
     const box = $("rq-exports");
     // The manifest names the build; the other files stay byte-identical to `evenhand evaluate`'s.
-    const stamp = (name, text) => (name === "manifest.json" ? withFirstKey(text, "build", buildInfo().build) : text);
+    const withBuild = (name, text) => (name === "manifest.json" ? withFirstKey(text, "build", buildInfo().build) : text);
     const save = ([name, text]) =>
-      download(name.replaceAll("/", "_"), stamp(name, text), name.endsWith(".json") ? "application/json" : "text/csv");
+      download(name.replaceAll("/", "_"), withBuild(name, text), name.endsWith(".json") ? "application/json" : "text/csv");
     for (const f of files) {
       const b = el("button", { type: "button", text: f[0] });
       b.addEventListener("click", () => save(f));
