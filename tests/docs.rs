@@ -103,7 +103,10 @@ fn broken_links(page: &Path) -> Vec<String> {
 #[test]
 fn the_readme_fits_on_two_screens() {
     let lines = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap().lines().count();
-    assert!(lines <= README_MAX_LINES, "README.md has {lines} lines; keep it at most {README_MAX_LINES} and move detail to docs/");
+    assert!(
+        lines <= README_MAX_LINES,
+        "README.md has {lines} lines; keep it at most {README_MAX_LINES} and move detail to docs/"
+    );
 }
 
 #[test]
