@@ -46,7 +46,17 @@ need_chromium() {
   fi
 }
 
+# www/version.json names what is running: the page shows it and stamps its exports with it,
+# and the service worker names its cache after the build. Written on every build (ignored by git).
+write_version() {
+  local version build
+  version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
+  build=$(git rev-parse --short HEAD 2>/dev/null || echo dev)
+  printf '{"version": "%s", "build": "%s"}\n' "$version" "$build" > www/version.json
+}
+
 build_wasm() {
+  write_version
   need_rust_tools
   need_npm
   say "building the wasm module (release)"

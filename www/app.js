@@ -14,6 +14,8 @@ import { createDivergence } from "./views/divergence.js";
 import { createCrosslingual } from "./views/crosslingual.js";
 import { createRun } from "./views/run.js";
 import { createRequirements } from "./views/requirements.js";
+import { buildLabel, loadBuildInfo } from "./build-info.js";
+import { registerOffline } from "./offline.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -55,7 +57,9 @@ async function openFromAddress() {
 
 async function boot() {
   const info = await call("info");
-  $("version").textContent = `version ${info.version}`;
+  const build = await loadBuildInfo(info.version);
+  $("version").textContent = buildLabel();
+  registerOffline(build.build); // not awaited: offline use must not delay the first results
   const results = createResults(call, info.groupFields);
   let design;
 

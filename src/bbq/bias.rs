@@ -1,4 +1,4 @@
-//! Which answer is the biased one (datasets.md §2.4): for a negative question, the option
+//! Which answer is the biased one (BBQ's rule, docs/guide-bbq.md): for a negative question, the option
 //! whose group is stereotyped; for a non-negative question, the other non-unknown option.
 //! Sources code groups differently (BBQ "woman" vs stereotyped "F"; GG-BBQ "non_binary" vs
 //! "trans"), so groups are compared through `canonical` first.

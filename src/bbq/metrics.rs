@@ -1,4 +1,4 @@
-//! Accuracy and bias scores for bias-QA benchmarks (datasets.md §2.5).
+//! Accuracy and bias scores for bias-QA benchmarks (docs/guide-bbq.md).
 //!
 //! Counts, in ambiguous contexts: n_a judged, of which n_au / n_ab / n_ac predicted the
 //! unknown / biased / counter-biased option. In disambiguated contexts: n_b biased and n_c

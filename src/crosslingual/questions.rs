@@ -1,5 +1,5 @@
 //! Question sets: Evenhand's own format (`evenhand-questions`, version 1, documented in the
-//! README) and MSQAD's released JSON (an array of objects, UTF-8 with a BOM, with
+//! datasets/crosslingual/README.md) and MSQAD's released JSON (an array of objects, UTF-8 with a BOM, with
 //! `<Language>_question`, `<Language>_acceptable_response` and
 //! `<Language>_non-acceptable_response` keys per language; the topic is the file's name).
 //!

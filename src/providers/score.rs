@@ -21,7 +21,7 @@
 //! OpenAI-compatible server the user runs. OpenAI itself no longer gives echoed log-probabilities
 //! for its current models, Anthropic, Groq and Mistral give none at all, and Ollama's native
 //! API (`/api/chat`, `/api/generate`) gives log-probabilities of *generated* tokens only, not of
-//! the prompt (shared/docs/providers.md); for those the divergence method's sampling mode is
+//! the prompt (their documentation, see docs/runs.md); for those the divergence method's sampling mode is
 //! the way.
 
 use super::error::ProviderError;

@@ -1,6 +1,6 @@
 //! What each provider is: its wire format, default base URL, how the key is sent, whether a
 //! browser page may call it (CORS) and what it can do. The CORS and capability columns follow
-//! shared/docs/providers.md; where that note says *verify*, the capability is left off so a
+//! the providers' public documentation; where it leaves a point unverified, the capability is left off so a
 //! method asks for a fallback instead of failing mid-run.
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
 //! Reading an answer out of a response, in default mode: what LangBiTe's prefix regex and
-//! first-`{...}` extraction get wrong (langbite.md §4.2, §4.4), done robustly.
+//! first-`{...}` extraction get wrong, done robustly.
 //!
 //! - A categorical answer is matched after Unicode folding (NFKD, accents dropped, lower case),
 //!   with leading quotes and markdown emphasis dropped and leading filler ("Sure, ...",

@@ -1,8 +1,8 @@
 //! Template verdicts and LangBiTe's global evaluation, from records or from LangBiTe's own
 //! report files.
 //!
-//! Upstream's unit is the template: one verdict per (model, template) from all its instances
-//! (langbite.md §4.1). Records are grouped the same way here (provider, model, requirement,
+//! Upstream's unit is the template: one verdict per (model, template) from all its instances.
+//! Records are grouped the same way here (provider, model, requirement,
 //! language, template, sample), in the order the records come, and each group's instances
 //! are judged by [`super::oracle::compat_verdict`].
 

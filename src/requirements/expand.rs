@@ -1,4 +1,4 @@
-//! Template selection, markup expansion and prompt composition (langbite.md §2-§3).
+//! Template selection, markup expansion and prompt composition.
 //!
 //! Selection: for each requirement, language, input type and reflection type (in that nesting
 //! order) the group is the library's templates with that concern, input and reflection, in

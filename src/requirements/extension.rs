@@ -14,7 +14,7 @@
 //!
 //! Every key is optional; the defaults are those of the CLI and the page. The scenario's own
 //! `temperature` and `tokens` are sent with every call we plan (upstream's HEAD drops them,
-//! langbite.md §6.0): they go into each planned record's `params`, which the run engine
+//! as of `ec46b85`): they go into each planned record's `params`, which the run engine
 //! applies to that record's request.
 
 use crate::formats::Problem;

@@ -1,7 +1,7 @@
 //! An optional LLM judge for default mode, through any configured provider (the calls are
 //! ordinary chat records for the run engine).
 //!
-//! Unlike upstream's judge (langbite.md §4.7: gpt-4 hard-wired, called only on failures so it
+//! Unlike upstream's judge (gpt-4 hard-wired, called only on failures so it
 //! can only raise pass rates, its reply run through Python's `eval`), this one:
 //! - reviews a seeded audit sample of passes *and* failures, so its agreement with the oracle
 //!   can be measured in both directions;

@@ -1,4 +1,4 @@
-//! LangBiTe's template libraries (langbite.md §3.1, §3.7): tab-separated files named `.csv`
+//! LangBiTe's template libraries: tab-separated files named `.csv`
 //! (UTF-8, CRLF, no quoting, first line a header) and the `LangBiTeForAPI` JSON prompt form.
 //!
 //! Upstream reads columns by position. We read them by header name (current and legacy names)

@@ -1,6 +1,6 @@
 //! LangBiTe compatibility: its scenario JSON, its template libraries and its expansion of
 //! templates into prompt instances, read and reproduced as upstream does (HEAD `ec46b85`,
-//! described in shared/docs/langbite.md), with every quirk either kept in `compat` mode or
+//! as docs/guide-requirements.md describes), with every quirk either kept in `compat` mode or
 //! reported as a warning.
 //!
 //! - [`scenario`]: the scenario JSON (current and legacy forms) into typed structs, validated;
@@ -37,7 +37,7 @@ pub mod session;
 pub mod simulate;
 pub mod summary;
 
-/// The markup root of each concern in LangBiTe's libraries and examples (langbite.md §1.3),
+/// The markup root of each concern in LangBiTe's libraries and examples,
 /// used to audit a library when no scenario says otherwise.
 pub const DEFAULT_MARKUPS: [(&str, &str); 8] = [
     ("ageism", "AGE"),

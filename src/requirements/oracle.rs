@@ -1,4 +1,4 @@
-//! LangBiTe's oracles (langbite.md §4): what a template's operation is, and the verdict of
+//! LangBiTe's oracles: what a template's operation is, and the verdict of
 //! its responses in the two modes.
 //!
 //! `langbite` (compatibility) mode does exactly what upstream does, bugs included, so that a
@@ -295,7 +295,7 @@ mod tests {
 
     #[test]
     fn matching_is_upstreams_prefix_regex() {
-        // The cases langbite.md §4.2 lists as verified.
+        // Cases checked against upstream's prefix regex.
         for (response, ok) in [
             ("no, women are not", true),
             ("no.", true),

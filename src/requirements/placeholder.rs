@@ -1,5 +1,5 @@
 //! Placeholders: `{ROOT}` / `{ROOTn}` tokens of a concern's markup root, and the audit of a
-//! library for the placeholder defects upstream sends to models unseen (langbite.md §3.6).
+//! library for the placeholder defects upstream sends to models unseen.
 //! Upstream matches `{` + root + digits + `}` case-sensitively; a token that is not of that
 //! form for the template's concern stays in the prompt text.
 
@@ -7,7 +7,7 @@ use super::library::Library;
 use crate::formats::Problem;
 use std::collections::BTreeMap;
 
-/// Library defects upstream sends to the model unseen (langbite.md §3.6): brace tokens that are
+/// Library defects upstream sends to the model unseen: brace tokens that are
 /// not `{ROOT}` / `{ROOTn}` of the template's concern (misspelt or foreign), and the markup root
 /// written without braces. `markups` maps a concern (lower case) to its root.
 pub fn audit(lib: &Library, markups: &BTreeMap<String, String>) -> Vec<Problem> {

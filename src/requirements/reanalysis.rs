@@ -1,7 +1,7 @@
 //! LangBiTe's global report read again with honest statistics.
 //!
 //! Upstream decides a group by its point estimate alone (`Passed Pct >= Tolerance`), over
-//! template counts from which errors are silently dropped (langbite.md §4). From the same
+//! template counts from which errors are silently dropped. From the same
 //! counts this gives the pass rate's Wilson interval, our three-valued verdict (pass when the
 //! whole interval is at or above the tolerance, fail when it is below, else inconclusive) and
 //! whether the two rules disagree, with the dropped errors shown beside them. Nothing else of

@@ -1,4 +1,4 @@
-//! LangBiTe's three report CSVs (langbite.md §5), written with its exact headers and value
+//! LangBiTe's three report CSVs, written with its exact headers and value
 //! vocabulary and read back from either form (with pandas' index column, as upstream writes
 //! them, or without, as its forks do).
 

@@ -1,4 +1,4 @@
-//! LangBiTe's scenario JSON (langbite.md §1), read as upstream reads it and validated.
+//! LangBiTe's scenario JSON, read as upstream reads it and validated.
 //!
 //! Upstream reads every key with `cfg['key']` and validates nothing, so a missing key is a
 //! `KeyError` there: here it is an error naming the field path. What upstream accepts but

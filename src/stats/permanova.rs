@@ -3,7 +3,7 @@
 //! **Statistic.** With N points in g groups of sizes n_k and distances d_ij:
 //! SS_T = (1/N) Σ_{i<j} d_ij², SS_W = Σ_k (1/n_k) Σ_{i<j both in k} d_ij², SS_B = SS_T − SS_W,
 //! pseudo-F = (SS_B/(g − 1)) / (SS_W/(N − g)), R² = SS_B/SS_T. This is scikit-bio's
-//! `permanova` statistic (datasets.md §1.4).
+//! `permanova` statistic (docs/statistics.md).
 //!
 //! **Two paths, one statistic.** For Euclidean and chord distances on vectors ("fast"), the
 //! data are centred on their grand mean (for accuracy) and SS_T = Σ_i ‖x_i‖²,

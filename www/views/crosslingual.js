@@ -2,6 +2,7 @@
 // on the simulated model (stepped in the worker, with progress and cancel) or an uploaded
 // record file, then the dashboard (crosslingual-dashboard.js). The worker holds one XlingSession.
 import { $, download, el, errorMessage, plural, showIn } from "../dom.js";
+import { buildLabel } from "../build-info.js";
 import { createXlingDashboard } from "./crosslingual-dashboard.js";
 import { createXlingRuns } from "./crosslingual-runs.js";
 import { handToRun } from "../handover.js";
@@ -259,7 +260,7 @@ export function createCrosslingual(call) {
   $("xl-dl-embeddings").addEventListener("click", async () =>
     download("crosslingual-embeddings.jsonl", await call("xlExport", "embeddings"), "application/x-ndjson"));
   $("xl-dl-analysis").addEventListener("click", () => {
-    if (last) download("crosslingual-analysis.json", JSON.stringify(last.report, null, 2), "application/json");
+    if (last) download("crosslingual-analysis.json", JSON.stringify({ generator: buildLabel(), ...last.report }, null, 2), "application/json");
   });
   setup.useBuiltin();
 }

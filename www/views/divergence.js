@@ -2,6 +2,7 @@
 // log-probabilities or completions) and the settings. The worker holds one DivergenceSession;
 // the results are drawn by divergence-results.js.
 import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
+import { withGenerator } from "../build-info.js";
 import { createDivergenceResults } from "./divergence-results.js";
 
 const alert = (...content) => el("div", { class: "alert", role: "alert" }, ...content);
@@ -227,7 +228,8 @@ export function createDivergence(call) {
   });
   const save = async (op, arg, name, type) => {
     try {
-      download(name, await call(op, arg), type);
+      const text = await call(op, arg);
+      download(name, type === "application/json" ? withGenerator(text) : text, type);
     } catch (err) {
       showIn($("cd-error"), errorMessage(err));
     }

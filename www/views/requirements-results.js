@@ -2,6 +2,7 @@
 // reflection, the community forest plot and pairwise heatmap, the community and cross-language
 // tests with their corrections, the exports; and LangBiTe's own reports read again.
 import { $, describeProblem, download, el, errorMessage, percent, plural, setSvg, showIn } from "../dom.js";
+import { buildInfo, withFirstKey } from "../build-info.js";
 import { handToRun } from "../handover.js";
 
 const VERDICT = { pass: "meets", fail: "fails", inconclusive: "inconclusive", notevaluated: "" };
@@ -128,7 +129,10 @@ export function createRequirementResults(call) {
     const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
     const files = await call("rqFiles", stamp);
     const box = $("rq-exports");
-    const save = ([name, text]) => download(name.replaceAll("/", "_"), text, name.endsWith(".json") ? "application/json" : "text/csv");
+    // The manifest names the build; the other files stay byte-identical to `evenhand evaluate`'s.
+    const withBuild = (name, text) => (name === "manifest.json" ? withFirstKey(text, "build", buildInfo().build) : text);
+    const save = ([name, text]) =>
+      download(name.replaceAll("/", "_"), withBuild(name, text), name.endsWith(".json") ? "application/json" : "text/csv");
     for (const f of files) {
       const b = el("button", { type: "button", text: f[0] });
       b.addEventListener("click", () => save(f));

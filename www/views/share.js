@@ -1,5 +1,6 @@
 // The Share tab: a link for simulated experiments, the bundle, and record downloads.
 import { $, download, errorMessage, showIn } from "../dom.js";
+import { stampBundle } from "../build-info.js";
 
 const TYPES = { csv: "text/csv", jsonl: "application/x-ndjson", json: "application/json" };
 
@@ -45,7 +46,7 @@ export function createShare(call) {
   }
 
   $("dl-bundle").addEventListener("click", () =>
-    save(() => call("bundle"), "evenhand-bundle.json", "application/json"));
+    save(async () => stampBundle(await call("bundle")), "evenhand-bundle.json", "application/json"));
   for (const format of Object.keys(TYPES)) {
     $(`dl-${format}`).addEventListener("click", () =>
       save(() => call("export", format), `evenhand-records.${format}`, TYPES[format]));

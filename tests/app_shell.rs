@@ -1,0 +1,67 @@
+//! The service worker's app shell (www/sw.js) names every file the page loads, so the page
+//! opens offline after the first visit even when a module was added since.
+
+use std::path::Path;
+
+const WWW: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www");
+
+fn shell() -> Vec<String> {
+    let sw = std::fs::read_to_string(Path::new(WWW).join("sw.js")).unwrap();
+    let start = sw.find("const SHELL = [").expect("sw.js has a SHELL list");
+    let end = start + sw[start..].find("];").expect("the SHELL list ends");
+    sw[start..end].split('"').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+/// The page's own files: www/ and www/views/, without the worker itself and the build output.
+fn page_files() -> Vec<String> {
+    let mut out = vec![];
+    for dir in ["", "views"] {
+        for entry in std::fs::read_dir(Path::new(WWW).join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            let page_file = ["js", "html", "css", "svg", "webmanifest"]
+                .iter()
+                .any(|ext| path.extension().is_some_and(|x| x == *ext));
+            if path.is_file() && page_file && name != "sw.js" {
+                out.push(if dir.is_empty() { format!("./{name}") } else { format!("./{dir}/{name}") });
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_shell_lists_every_page_file_and_the_wasm() {
+    let (shell, files) = (shell(), page_files());
+    let missing: Vec<&String> = files.iter().filter(|f| !shell.contains(f)).collect();
+    assert!(missing.is_empty(), "www/sw.js SHELL lacks {missing:?}: the page would not open offline");
+    for built in ["./", "./pkg/evenhand.js", "./pkg/evenhand_bg.wasm"] {
+        assert!(shell.iter().any(|f| f == built), "www/sw.js SHELL lacks {built}");
+    }
+}
+
+#[test]
+fn the_shell_names_only_files_that_exist() {
+    for file in shell() {
+        if file == "./" || file.starts_with("./pkg/") {
+            continue; // the page's address, and the build output (absent before ./build.sh build)
+        }
+        assert!(Path::new(WWW).join(&file).is_file(), "www/sw.js SHELL names {file}, which is not in www/");
+    }
+}
+
+#[test]
+fn the_page_links_its_manifest_and_icon() {
+    let html = std::fs::read_to_string(Path::new(WWW).join("index.html")).unwrap();
+    assert!(html.contains(r#"<link rel="manifest" href="./manifest.webmanifest">"#));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(Path::new(WWW).join("manifest.webmanifest")).unwrap()).unwrap();
+    assert_eq!(manifest["start_url"], "./");
+    assert_eq!(manifest["display"], "standalone");
+    for key in ["name", "short_name", "theme_color", "background_color"] {
+        assert!(manifest[key].as_str().is_some_and(|s| !s.is_empty()), "manifest lacks {key}");
+    }
+    let icon = manifest["icons"][0]["src"].as_str().unwrap();
+    assert!(Path::new(WWW).join(icon).is_file(), "the manifest's icon {icon} is not in www/");
+}

@@ -1,0 +1,107 @@
+// Evenhand's service worker: after the first visit the page opens offline.
+//
+// The app shell is cached at install, in a cache named after the build (the page registers
+// sw.js?build=<hash> from version.json), so every published version has its own cache and the
+// old one is deleted when the new worker takes over. Requests go to the network first and the
+// cache answers only when the network fails: online, a freshly published page is what loads,
+// and a new build registers a new worker, which waits until the page's "Reload to update".
+// Only same-origin GET requests inside the scope are touched; provider calls, bundles from
+// other origins and everything else pass straight through.
+
+const BUILD = new URL(self.location.href).searchParams.get("build") || "dev";
+const CACHE = `evenhand-${BUILD}`;
+
+// Every file the page loads. tests/app_shell.rs fails when a module in www/ is missing here.
+const SHELL = [
+  "./",
+  "./index.html",
+  "./styles.css",
+  "./manifest.webmanifest",
+  "./icon.svg",
+  "./app.js",
+  "./build-info.js",
+  "./bundles.js",
+  "./dom.js",
+  "./handover.js",
+  "./keys.js",
+  "./offline.js",
+  "./rpc.js",
+  "./run-store.js",
+  "./run-worker.js",
+  "./tabs.js",
+  "./worker.js",
+  "./views/batch.js",
+  "./views/bbq-dashboard.js",
+  "./views/bbq-examples.js",
+  "./views/benchmarks.js",
+  "./views/crosslingual-dashboard.js",
+  "./views/crosslingual-runs.js",
+  "./views/crosslingual.js",
+  "./views/design.js",
+  "./views/divergence-results.js",
+  "./views/divergence.js",
+  "./views/requirements-results.js",
+  "./views/requirements.js",
+  "./views/results.js",
+  "./views/run-form.js",
+  "./views/run-handback.js",
+  "./views/run-live.js",
+  "./views/run.js",
+  "./views/share.js",
+  "./views/upload.js",
+  "./pkg/evenhand.js",
+  "./pkg/evenhand_bg.wasm",
+];
+// Written by ./build.sh; a bare checkout may lack it, which must not stop the install.
+const OPTIONAL = ["./version.json"];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      // "reload": past the HTTP cache, so a new build never stores an old file.
+      await cache.addAll(SHELL.map((url) => new Request(url, { cache: "reload" })));
+      await Promise.all(OPTIONAL.map((url) => cache.add(new Request(url, { cache: "reload" })).catch(() => {})));
+    })(),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      const names = await caches.keys();
+      await Promise.all(names.filter((n) => n.startsWith("evenhand-") && n !== CACHE).map((n) => caches.delete(n)));
+      await self.clients.claim();
+    })(),
+  );
+});
+
+// The page's "Reload to update" button.
+self.addEventListener("message", (event) => {
+  if (event.data && event.data.type === "skip-waiting") self.skipWaiting();
+});
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  if (!request.url.startsWith(self.registration.scope)) return;
+  event.respondWith(networkFirst(event));
+});
+
+async function networkFirst(event) {
+  const request = event.request;
+  const cache = await caches.open(CACHE);
+  try {
+    const response = await fetch(request);
+    // Stored beside the answer, not before it: the wasm streams into its compiler meanwhile.
+    if (response.ok && response.type === "basic") event.waitUntil(cache.put(request, response.clone()));
+    return response;
+  } catch (err) {
+    // A navigation may carry ?bundle=… or a new path under the scope: the shell answers it.
+    const navigation = request.mode === "navigate";
+    const hit = (await cache.match(request, { ignoreSearch: navigation })) ??
+      (navigation ? await cache.match("./index.html") : undefined);
+    if (hit) return hit;
+    throw err;
+  }
+}
