@@ -7,12 +7,13 @@
 //! counted). The overall CD of replicate r is Σ_a CD_a of replicate r. Per-context intervals
 //! (sampling mode only; in scoring mode a context's value is fixed) resample its samples.
 //! The interval is the (1-c)/2 and (1+c)/2 percentiles of the replicates, interpolated
-//! linearly between order statistics (type 7). Random draws: ChaCha8 from
+//! linearly between order statistics ([`Percentile::Linear`], type 7). Random draws: ChaCha8 from
 //! `rng_for(seed, ["divergence", model, aspect or context])`, one stream per item, so the
 //! result does not depend on the order the items are processed in.
 
 use super::formulas::{self, Terms};
 use crate::rng::{self, Rng};
+use crate::stats::bootstrap::Percentile;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -114,12 +115,8 @@ pub fn interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
         return None;
     }
     v.sort_by(f64::total_cmp);
-    let q = |p: f64| {
-        let pos = p * (v.len() - 1) as f64;
-        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-    };
-    Some((q((1.0 - confidence) / 2.0), q((1.0 + confidence) / 2.0)))
+    let q = |p: f64| Percentile::Linear.of(&v, p);
+    q((1.0 - confidence) / 2.0).zip(q((1.0 + confidence) / 2.0))
 }
 
 #[cfg(test)]
