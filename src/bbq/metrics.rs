@@ -18,6 +18,7 @@
 use super::example::{Condition, Example};
 use crate::rng;
 use crate::stats::bootstrap::Percentile;
+use crate::stats::confidence::Confidence;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -223,13 +224,13 @@ pub struct Breakdown {
 #[serde(default, deny_unknown_fields)]
 pub struct BootstrapSettings {
     pub replicates: u32,
-    pub confidence: f64,
+    pub confidence: Confidence,
     pub seed: u64,
 }
 
 impl Default for BootstrapSettings {
     fn default() -> Self {
-        BootstrapSettings { replicates: 2000, confidence: 0.95, seed: 1 }
+        BootstrapSettings { replicates: 2000, confidence: Confidence::NINETY_FIVE, seed: 1 }
     }
 }
 
@@ -288,7 +289,7 @@ pub fn breakdown(
             groups.entry(by.iter().map(|f| key_of(f, ex, j)).collect()).or_default().push(j);
         }
     }
-    let tail = (1.0 - settings.confidence) / 2.0;
+    let tail = (1.0 - settings.confidence.get()) / 2.0;
     groups
         .into_iter()
         .map(|(key, js)| {
@@ -387,7 +388,7 @@ pub fn compare(examples: &[Example], a: &[Judged], b: &[Judged], settings: &Boot
             }
         }
     }
-    let tail = (1.0 - settings.confidence) / 2.0;
+    let tail = (1.0 - settings.confidence.get()) / 2.0;
     for d in &mut diffs {
         d.sort_by(f64::total_cmp);
     }

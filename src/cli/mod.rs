@@ -6,6 +6,7 @@ use evenhand::demo::Experiment;
 use evenhand::demo::analysis::Settings;
 use evenhand::demo::workspace::Workspace;
 use evenhand::formats::{self, ColumnMapping, LoadError};
+use evenhand::stats::confidence::Confidence;
 use evenhand::stats::power::{self, PowerQuery};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -237,7 +238,9 @@ fn analyze(
         settings.group_by = g;
     }
     settings.tolerance = tolerance.unwrap_or(settings.tolerance);
-    settings.confidence = confidence.unwrap_or(settings.confidence);
+    if let Some(c) = confidence {
+        settings.confidence = Confidence::new(c).map_err(|e| Failure(e.in_field("--confidence").to_string()))?;
+    }
     ws.set_settings(settings)?;
     print_json(&ws.view()?.analysis)?;
     Ok(ExitCode::SUCCESS)

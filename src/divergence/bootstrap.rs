@@ -14,6 +14,7 @@
 use super::formulas::{self, Terms};
 use crate::rng::{self, Rng};
 use crate::stats::bootstrap::Percentile;
+use crate::stats::confidence::Confidence;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -21,13 +22,13 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct Bootstrap {
     pub replicates: u32,
-    pub confidence: f64,
+    pub confidence: Confidence,
     pub seed: u64,
 }
 
 impl Default for Bootstrap {
     fn default() -> Bootstrap {
-        Bootstrap { replicates: 1000, confidence: 0.95, seed: 1 }
+        Bootstrap { replicates: 1000, confidence: Confidence::NINETY_FIVE, seed: 1 }
     }
 }
 
@@ -142,7 +143,7 @@ mod tests {
             Unit { culture: None, terms: t(3.0, 1.0), samples: None },
             Unit { culture: None, terms: samples.terms(&[3, 2, 1], 6), samples: Some(samples.clone()) },
         ];
-        let b = Bootstrap { replicates: 200, confidence: 0.95, seed: 9 };
+        let b = Bootstrap { replicates: 200, confidence: Confidence::NINETY_FIVE, seed: 9 };
         let a1 = aspect_replicates(&units, &b, &[b"divergence", b"m", b"a"]);
         let a2 = aspect_replicates(&units, &b, &[b"divergence", b"m", b"a"]);
         assert_eq!(a1, a2);

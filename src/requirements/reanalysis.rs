@@ -10,6 +10,7 @@
 use super::outcome::{Verdict, tolerance_verdicts};
 use super::reports::Table;
 use crate::formats::Problem;
+use crate::stats::confidence::Confidence;
 use crate::stats::proportion::{Proportion, wilson};
 use serde::Serialize;
 
@@ -37,7 +38,7 @@ pub struct GlobalRow {
 }
 
 /// Every row of a global report, or the first cell that is not what upstream writes.
-pub fn global_rows(file: &str, table: &Table, confidence: f64) -> Result<Vec<GlobalRow>, Problem> {
+pub fn global_rows(file: &str, table: &Table, confidence: Confidence) -> Result<Vec<GlobalRow>, Problem> {
     table
         .rows
         .iter()
@@ -57,7 +58,7 @@ pub fn global_rows(file: &str, table: &Table, confidence: f64) -> Result<Vec<Glo
                 .ok()
                 .filter(|t| (0.0..=1.0).contains(t))
                 .ok_or_else(|| bad("Tolerance", "a number from 0 to 1"))?;
-            let pass_rate = wilson(passed, passed + failed, confidence);
+            let pass_rate = wilson(passed, passed + failed, confidence.get());
             let (verdict, _) = tolerance_verdicts(pass_rate.as_ref(), tolerance);
             let reported = text("Tolerance Evaluation");
             let disagrees = match verdict {
@@ -99,7 +100,7 @@ mod tests {
     #[test]
     fn point_passes_that_the_interval_cannot_support_are_flagged() {
         let t = read("g.csv", REPORT, &GLOBAL_HEADER).unwrap();
-        let rows = global_rows("g.csv", &t, 0.95).unwrap();
+        let rows = global_rows("g.csv", &t, Confidence::NINETY_FIVE).unwrap();
         // 4 of 4 templates: the interval [0.51, 1] reaches far below 0.9.
         assert_eq!(rows[0].verdict, Verdict::Inconclusive);
         assert!(rows[0].disagrees);
@@ -116,7 +117,7 @@ mod tests {
     #[test]
     fn a_bad_count_names_its_line_and_column() {
         let t = read("g.csv", &REPORT.replace(",190,", ",many,"), &GLOBAL_HEADER).unwrap();
-        let e = global_rows("g.csv", &t, 0.95).unwrap_err();
+        let e = global_rows("g.csv", &t, Confidence::NINETY_FIVE).unwrap_err();
         assert_eq!((e.line, e.field.as_deref()), (Some(4), Some("Passed Nr")));
         assert!(e.message.contains("whole number"), "{e}");
     }

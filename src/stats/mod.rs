@@ -3,6 +3,7 @@
 pub mod agreement;
 pub mod bootstrap;
 pub mod cochran;
+pub mod confidence;
 pub mod correction;
 pub mod distance;
 pub mod fdist;

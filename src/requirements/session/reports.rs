@@ -6,6 +6,7 @@ use super::{Session, SessionError};
 use crate::requirements::evaluate::{Rejudged, rejudge_reports};
 use crate::requirements::reanalysis::{self, GlobalRow};
 use crate::requirements::reports::{self, Table};
+use crate::stats::confidence::Confidence;
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
@@ -44,7 +45,7 @@ impl Session {
         self.reports = Default::default();
     }
 
-    pub fn reports_view(&mut self, confidence: f64) -> ReportsView {
+    pub fn reports_view(&mut self, confidence: Confidence) -> ReportsView {
         let mut problems = vec![];
         let global = self.reports[2].as_ref().and_then(|(name, t)| {
             reanalysis::global_rows(name, t, confidence).map_err(|p| problems.push(p.to_string())).ok()
