@@ -159,13 +159,8 @@ pub fn files(
                 let count = |o| g.counts.get(&o).copied().unwrap_or(0).to_string();
                 use super::outcome::Outcome::*;
                 let p = g.pass_rate.as_ref();
-                vec![
-                    g.provider.clone(),
-                    g.model.clone(),
-                    g.concern.clone(),
-                    g.language.clone(),
-                    g.input_type.clone(),
-                    g.reflection_type.clone(),
+                let mut row = g.group.cells();
+                row.extend([
                     count(Passed),
                     count(Failed),
                     count(Refused),
@@ -181,7 +176,8 @@ pub fn files(
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default(),
                     g.point_verdict.to_string(),
-                ]
+                ]);
+                row
             })
             .collect();
         out.push(("groups.csv".into(), csv_of(&header, rows)));

@@ -4,7 +4,7 @@
 
 use super::{Session, SessionError};
 use crate::requirements::evaluate::{Rejudged, rejudge_reports};
-use crate::requirements::reanalysis::{self, GlobalRow};
+use crate::requirements::reanalysis::{self, Reread};
 use crate::requirements::reports::{self, Table};
 use crate::stats::confidence::Confidence;
 use serde::Serialize;
@@ -13,7 +13,7 @@ use serde::Serialize;
 pub struct ReportsView {
     /// File names of the uploaded reports: responses, evaluations, global.
     pub files: [Option<String>; 3],
-    pub global: Option<Vec<GlobalRow>>,
+    pub global: Option<Vec<Reread>>,
     /// Rows where upstream's point verdict is not what the interval supports.
     pub disagreements: usize,
     /// Our verdict for each evaluations row.
