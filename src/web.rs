@@ -693,8 +693,8 @@ struct LangbiteQuery {
     compat: bool,
     #[serde(default = "one_u64")]
     seed: u64,
-    #[serde(default = "default_confidence")]
-    confidence: f64,
+    #[serde(default)]
+    confidence: crate::stats::confidence::Confidence,
     /// Return every export file (LangBiTe's three CSVs and ours) with the summary.
     #[serde(default)]
     files: bool,
@@ -709,9 +709,6 @@ struct LangbiteQuery {
 fn one_u64() -> u64 {
     1
 }
-fn default_confidence() -> f64 {
-    0.95
-}
 
 /// Judges a run's records against a LangBiTe scenario: template verdicts, group statistics,
 /// community tests and, with `files`, every export as [name, text] pairs.
@@ -724,9 +721,6 @@ pub fn langbite_evaluate(
 ) -> Result<JsValue, JsValue> {
     use crate::requirements::summary::{self, Mode};
     let q: LangbiteQuery = from_js("evaluation settings", query)?;
-    if !(q.confidence > 0.0 && q.confidence < 1.0) {
-        return Err(fail("settings", "confidence: expected a number between 0 and 1", &q.confidence));
-    }
     let parsed = crate::requirements::scenario::parse("scenario", scenario)
         .map_err(|e| fail("scenario", &e.to_string(), &()))?;
     let started = js_sys::Date::now();

@@ -10,6 +10,7 @@ use evenhand::divergence::reference::{Reference, Shape};
 use evenhand::divergence::simulate::{self, Lean};
 use evenhand::divergence::{Analysis, Smoothing, Unit, builtin};
 use evenhand::record::Record;
+use evenhand::stats::confidence::Confidence;
 use std::path::PathBuf;
 
 fn shared_ref() -> Option<PathBuf> {
@@ -59,7 +60,11 @@ fn rows(context: &str, model: &str, m: &[(&str, f64)], offset: f64) -> Vec<Logpr
 }
 
 fn settings(smoothing: Smoothing) -> Settings {
-    Settings { smoothing, unit: Unit::Nats, bootstrap: Bootstrap { replicates: 200, confidence: 0.95, seed: 3 } }
+    Settings {
+        smoothing,
+        unit: Unit::Nats,
+        bootstrap: Bootstrap { replicates: 200, confidence: Confidence::NINETY_FIVE, seed: 3 },
+    }
 }
 
 fn run(p: &ProbeSet, refs: &[Assigned], data: ModelData, s: &Settings) -> Analysis {
@@ -260,7 +265,10 @@ fn bootstrap_is_deterministic_per_seed() {
     let refs = builtin::references_for(&p).unwrap();
     let lean = Lean { name: "x".into(), lean: 0.5, jitter: 1.0, samples: 15, ..Lean::default() };
     let data = ModelData::Records(simulate::records(&p, &refs, &lean, 2).unwrap());
-    let s = Settings { bootstrap: Bootstrap { replicates: 300, confidence: 0.9, seed: 11 }, ..Settings::default() };
+    let s = Settings {
+        bootstrap: Bootstrap { replicates: 300, confidence: Confidence::new(0.9).unwrap(), seed: 11 },
+        ..Settings::default()
+    };
     let json = |s: &Settings| {
         serde_json::to_string(&analyze(&Input { probes: &p, references: &refs, data: &data }, s).unwrap()).unwrap()
     };

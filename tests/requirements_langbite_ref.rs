@@ -7,6 +7,7 @@
 //! §3.6 report for the upstream files.
 
 use evenhand::requirements::expand::{self, Composition};
+use evenhand::requirements::group::Group;
 use evenhand::requirements::library::{self, Library};
 use evenhand::requirements::scenario;
 use std::collections::BTreeMap;
@@ -287,12 +288,14 @@ fn compat_mode_reproduces_upstreams_reports() {
                 let row = &evaluations.rows[r.row];
                 let col = |c: &str| evaluations.get(row, c).unwrap().to_string();
                 TemplateEval {
-                    provider: "openai".into(),
-                    model: col("Model"),
-                    concern: col("Concern"),
-                    language: col("Language"),
-                    input_type: col("Input Type"),
-                    reflection_type: col("Reflection Type"),
+                    group: Group {
+                        provider: "openai".into(),
+                        model: col("Model"),
+                        concern: col("Concern"),
+                        language: col("Language"),
+                        input_type: col("Input Type"),
+                        reflection_type: col("Reflection Type"),
+                    },
                     template_id: String::new(),
                     template: r.template.clone(),
                     sample_index: 0,

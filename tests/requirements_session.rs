@@ -5,6 +5,7 @@ use evenhand::record::Status;
 use evenhand::requirements::chart as requirements_chart;
 use evenhand::requirements::session::{BrowseQuery, DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
 use evenhand::requirements::simulate::SimBias;
+use evenhand::stats::confidence::Confidence;
 use std::collections::BTreeMap;
 
 fn plan_query() -> PlanQuery {
@@ -93,7 +94,7 @@ fn the_page_flow_from_scenario_to_exports() {
     // LangBiTe libraries, which the built-in library is not.
     let (name, text) = files.iter().find(|(n, _)| n.ends_with("_global_evaluation.csv")).unwrap();
     assert_eq!(s.load_report(name, text).unwrap(), "global");
-    let r = s.reports_view(0.95);
+    let r = s.reports_view(Confidence::NINETY_FIVE);
     let global = r.global.expect("global rows");
     assert_eq!(global.len(), summary_groups, "one row per group");
     assert!(global.iter().all(|g| g.pass_rate.as_ref().is_none_or(|p| p.low <= p.rate && p.rate <= p.high)));
@@ -125,7 +126,7 @@ fn uploaded_langbite_reports_are_rejudged_with_uploaded_libraries() {
     }
     kinds.sort();
     assert_eq!(kinds, ["evaluations", "global", "responses"]);
-    let r = s.reports_view(0.95);
+    let r = s.reports_view(Confidence::NINETY_FIVE);
     assert!(r.problems.is_empty(), "{:?}", r.problems);
     let rejudged = r.rejudged.unwrap();
     assert!(!rejudged.is_empty());

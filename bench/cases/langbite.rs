@@ -62,7 +62,7 @@ fn main() {
     let (start, cpu_start) = (Instant::now(), cpu_seconds());
     let loaded = evenhand::formats::load("records.csv", csv.as_bytes(), None).expect("records");
     let (load_seconds, cpu_loaded) = (start.elapsed().as_secs_f64(), cpu_seconds());
-    let s = evaluate(&sc, &loaded.records, Mode::Default, 1, 0.95);
+    let s = evaluate(&sc, &loaded.records, Mode::Default, 1, evenhand::stats::confidence::Confidence::NINETY_FIVE);
     let (seconds, cpu_done) = (start.elapsed().as_secs_f64(), cpu_seconds());
     if std::env::var("PROFILE").is_ok() {
         profile(&sc, &loaded.records);

@@ -287,7 +287,7 @@ impl Row<'_> {
 /// sample_id encodes `{cat}-{template}{a|b|c|d}-{n}-{amb|dis}-{bsd|cnt}`.
 fn kobbq(file: &str, text: &str, language: &str, ds: &mut Dataset) {
     let delimiter = crate::formats::csv_table::sniff_delimiter(text);
-    let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(text.as_bytes());
+    let mut rdr = crate::formats::csv_table::reader(text, delimiter, crate::formats::csv_table::RowLength::Ragged);
     let headers: Vec<String> = match rdr.headers() {
         Ok(h) => h.iter().map(|s| s.trim().to_string()).collect(),
         Err(e) => {

@@ -17,6 +17,8 @@
 
 use super::example::{Condition, Example};
 use crate::rng;
+use crate::stats::bootstrap::Percentile;
+use crate::stats::confidence::Confidence;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -222,13 +224,13 @@ pub struct Breakdown {
 #[serde(default, deny_unknown_fields)]
 pub struct BootstrapSettings {
     pub replicates: u32,
-    pub confidence: f64,
+    pub confidence: Confidence,
     pub seed: u64,
 }
 
 impl Default for BootstrapSettings {
     fn default() -> Self {
-        BootstrapSettings { replicates: 2000, confidence: 0.95, seed: 1 }
+        BootstrapSettings { replicates: 2000, confidence: Confidence::NINETY_FIVE, seed: 1 }
     }
 }
 
@@ -248,15 +250,6 @@ fn units<'a>(examples: &'a [Example], judged: impl Iterator<Item = &'a Judged>) 
 
 type Metric = fn(&Scores) -> Option<f64>;
 const METRICS: [Metric; 4] = [|s| s.acc_amb, |s| s.acc_dis, |s| s.diff_bias_amb, |s| s.diff_bias_dis];
-
-fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let pos = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64))
-}
 
 /// Bootstrap replicates of the four main metrics: resample units with replacement.
 fn replicate(units: &[Counts], settings: &BootstrapSettings, stream: &str) -> [Vec<f64>; 4] {
@@ -296,7 +289,7 @@ pub fn breakdown(
             groups.entry(by.iter().map(|f| key_of(f, ex, j)).collect()).or_default().push(j);
         }
     }
-    let tail = (1.0 - settings.confidence) / 2.0;
+    let tail = (1.0 - settings.confidence.get()) / 2.0;
     groups
         .into_iter()
         .map(|(key, js)| {
@@ -310,8 +303,8 @@ pub fn breakdown(
             let reps = replicate(&unit_counts, settings, &by.join(","));
             let est = |i: usize| Estimate {
                 value: METRICS[i](&scores),
-                low: percentile(&reps[i], tail),
-                high: percentile(&reps[i], 1.0 - tail),
+                low: Percentile::Linear.of(&reps[i], tail),
+                high: Percentile::Linear.of(&reps[i], 1.0 - tail),
             };
             Breakdown {
                 acc_amb: est(0),
@@ -395,7 +388,7 @@ pub fn compare(examples: &[Example], a: &[Judged], b: &[Judged], settings: &Boot
             }
         }
     }
-    let tail = (1.0 - settings.confidence) / 2.0;
+    let tail = (1.0 - settings.confidence.get()) / 2.0;
     for d in &mut diffs {
         d.sort_by(f64::total_cmp);
     }
@@ -406,8 +399,8 @@ pub fn compare(examples: &[Example], a: &[Judged], b: &[Judged], settings: &Boot
         let above = d.iter().filter(|&&x| x >= 0.0).count() as f64;
         Difference {
             value: metric(&sa).zip(metric(&sb)).map(|(x, y)| x - y),
-            low: percentile(d, tail),
-            high: percentile(d, 1.0 - tail),
+            low: Percentile::Linear.of(d, tail),
+            high: Percentile::Linear.of(d, 1.0 - tail),
             p: (n > 0.0).then(|| (2.0 * below.min(above) / n).min(1.0)),
         }
     };

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use super::Example;
+use crate::text::primary_language;
 
 /// The bundled catalogue, compiled into the binary so the browser build needs no extra fetch.
 const CATALOGUE: &str = include_str!("../../datasets/bbq/instructions.json");
@@ -91,8 +92,8 @@ pub fn variants() -> &'static [Variant] {
 
 /// The variants written in `language`; "de_DE", "de-de" and "de" all select "de".
 pub fn variants_for(language: &str) -> Vec<&'static Variant> {
-    let wanted = language_code(language);
-    variants().iter().filter(|v| language_code(&v.language) == wanted).collect()
+    let wanted = primary_language(language);
+    variants().iter().filter(|v| primary_language(&v.language) == wanted).collect()
 }
 
 /// The variant with this id.
@@ -166,9 +167,6 @@ fn fill(template: &str, value: impl Fn(&str) -> Option<String>) -> String {
     out.push_str(rest);
     out
 }
-
-/// "de_DE", "de-de" and " DE " all become "de".
-use crate::text::primary_language as language_code;
 
 #[cfg(test)]
 mod tests {

@@ -52,7 +52,7 @@ pub enum SessionError {
     Variant(String),
     #[error("format: expected bbq, ggbbq, kobbq, records or table, found {0:?}")]
     Format(String),
-    #[error("bootstrap settings: expected replicates from 1 to 100000 and a confidence between 0.5 and 1")]
+    #[error("bootstrap settings: expected replicates from 1 to 100000")]
     Bootstrap,
 }
 
@@ -124,8 +124,8 @@ impl Session {
     }
 
     pub fn set_bootstrap(&mut self, settings: BootstrapSettings) -> Result<(), SessionError> {
-        let ok = (1..=100_000).contains(&settings.replicates) && settings.confidence > 0.5 && settings.confidence < 1.0;
-        if !ok {
+        // The confidence level was checked when the settings were read (Confidence).
+        if !(1..=100_000).contains(&settings.replicates) {
             return Err(SessionError::Bootstrap);
         }
         self.settings = settings;

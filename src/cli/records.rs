@@ -104,7 +104,10 @@ pub fn analyze(a: AnalyzeArgs) -> Outcome {
         settings.group_by = g;
     }
     settings.tolerance = a.tolerance.unwrap_or(settings.tolerance);
-    settings.confidence = a.confidence.unwrap_or(settings.confidence);
+    if let Some(c) = a.confidence {
+        settings.confidence = evenhand::stats::confidence::Confidence::new(c)
+            .map_err(|e| Failure::new(e.in_field("--confidence").to_string()))?;
+    }
     ws.set_settings(settings)?;
     print_json(&ws.view()?.analysis)?;
     Ok(ExitCode::SUCCESS)

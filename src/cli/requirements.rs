@@ -2,6 +2,7 @@
 
 use super::{Failure, Outcome, create_dir, note, print, read, read_text, write};
 use evenhand::requirements::{self, expand, library, ourlib, placeholder, scenario};
+use evenhand::stats::confidence::Confidence;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -211,9 +212,10 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
             "--judge-plan-out and --judge-records need the default mode (the judge reviews instance outcomes)",
         ));
     }
-    if let Some(c) = args.confidence.filter(|c| !(*c > 0.0 && *c < 1.0)) {
-        return Err(Failure::new(format!("--confidence: expected a number between 0 and 1, found {c}")));
-    }
+    let confidence = args
+        .confidence
+        .map(|c| Confidence::new(c).map_err(|e| e.in_field("--confidence").to_string()).map_err(Failure::new))
+        .transpose()?;
     let timestamp = match &args.timestamp {
         Some(t) if t.len() == 14 && t.chars().all(|c| c.is_ascii_digit()) => t.clone(),
         Some(t) => return Err(Failure::new(format!("--timestamp: expected 14 digits (YYYYmmddHHMMSS), found {t:?}"))),
@@ -240,7 +242,13 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
         return Err(Failure::new(format!("{records_name}: no records could be read")));
     }
     let stats = parsed.scenario.evenhand.as_ref().map(|e| e.statistics.clone()).unwrap_or_default();
-    let (seed, confidence) = (args.seed.unwrap_or(stats.seed), args.confidence.unwrap_or(stats.confidence));
+    let confidence = match confidence {
+        Some(c) => c,
+        None => {
+            Confidence::new(stats.confidence).map_err(|e| e.in_field("evenhand.statistics.confidence").to_string())?
+        }
+    };
+    let seed = args.seed.unwrap_or(stats.seed);
     let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, seed, confidence);
     for p in &s.problems {
         note(format_args!("warning: not judged: {p}"));

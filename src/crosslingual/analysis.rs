@@ -14,6 +14,7 @@ use super::pairs::{self, Family, Paired, Unit};
 use super::review::{self, ReviewItem};
 use crate::formats::Problem;
 use crate::record::{Record, Status};
+use crate::stats::confidence::Confidence;
 use crate::stats::mcnemar::{Convention, Method};
 use crate::stats::proportion::{Proportion, Wilson};
 use crate::text::refusal::Lexicon;
@@ -30,7 +31,7 @@ pub struct Settings {
     /// The prompt modes analyzed; empty means all.
     pub modes: Vec<String>,
     pub alpha: f64,
-    pub confidence: f64,
+    pub confidence: Confidence,
     /// Seed of the review sample.
     pub seed: u64,
     /// Flagged and unflagged responses shown per language in the review sample.
@@ -45,7 +46,7 @@ impl Default for Settings {
             detector: Detector::Lexicon,
             modes: vec![],
             alpha: 0.05,
-            confidence: 0.95,
+            confidence: Confidence::NINETY_FIVE,
             seed: 0,
             review_per_language: 5,
         }
@@ -54,8 +55,9 @@ impl Default for Settings {
 
 impl Settings {
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.alpha > 0.0 && self.alpha < 1.0 && self.confidence > 0.5 && self.confidence < 1.0) {
-            return Err("settings: alpha must be in (0, 1) and confidence in (0.5, 1)".into());
+        // The confidence level was checked when the settings were read (Confidence).
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err("settings: alpha must be in (0, 1)".into());
         }
         if self.review_per_language > 200 {
             return Err("settings: review_per_language must be at most 200".into());
@@ -207,7 +209,7 @@ fn in_order(values: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 pub fn analyze(d: &Dataset, s: &Settings) -> Report {
-    let wilson = Wilson::new(s.confidence);
+    let wilson = Wilson::new(s.confidence.get());
     let mode_ok = |r: &Record| s.modes.is_empty() || s.modes.contains(&r.template_id);
     let units: Vec<(usize, Unit)> = d
         .records

@@ -2,6 +2,7 @@
 //! tolerance. Generic over methods: any record with an `expected` answer can be judged.
 
 use crate::record::{Record, Status};
+use crate::stats::confidence::Confidence;
 use crate::stats::proportion::{Proportion, Wilson};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -26,14 +27,18 @@ pub const GROUP_FIELDS: &[&str] = &[
 pub struct Settings {
     pub group_by: Vec<String>,
     /// Confidence level of the intervals.
-    pub confidence: f64,
+    pub confidence: Confidence,
     /// Minimum pass rate a group must reach.
     pub tolerance: f64,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { group_by: vec!["concern".into(), "language".into()], confidence: 0.95, tolerance: 0.9 }
+        Settings {
+            group_by: vec!["concern".into(), "language".into()],
+            confidence: Confidence::NINETY_FIVE,
+            tolerance: 0.9,
+        }
     }
 }
 
@@ -104,9 +109,6 @@ fn key_value(rec: &Record, field: &str) -> String {
 fn check(s: &Settings) -> Result<(), AnalysisError> {
     let err =
         |field, expected: &str, found: String| Err(AnalysisError::Setting { field, expected: expected.into(), found });
-    if !(s.confidence > 0.5 && s.confidence < 1.0) {
-        return err("confidence", "a level between 0.5 and 1 (exclusive)", s.confidence.to_string());
-    }
     if !(0.0..=1.0).contains(&s.tolerance) {
         return err("tolerance", "a rate between 0 and 1", s.tolerance.to_string());
     }
@@ -166,7 +168,7 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
         }
     }
     models.sort();
-    let wilson = Wilson::new(settings.confidence);
+    let wilson = Wilson::new(settings.confidence.get());
     let groups = groups
         .into_iter()
         .map(|(key, t)| {
@@ -244,7 +246,8 @@ mod tests {
     fn bad_settings_name_the_field() {
         let s = Settings { group_by: vec!["colour".into()], ..Settings::default() };
         assert!(matches!(analyze(&[], &s), Err(AnalysisError::Setting { field: "group_by", .. })));
-        let s = Settings { confidence: 1.5, ..Settings::default() };
-        assert!(matches!(analyze(&[], &s), Err(AnalysisError::Setting { field: "confidence", .. })));
+        // A confidence level out of range cannot be a Settings: reading one names the field.
+        let e = serde_json::from_str::<Settings>(r#"{"group_by": [], "confidence": 1.5, "tolerance": 0.9}"#);
+        assert!(e.unwrap_err().to_string().starts_with("confidence: expected a confidence level"));
     }
 }

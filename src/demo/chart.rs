@@ -62,7 +62,7 @@ pub fn pass_rates(a: &Analysis) -> String {
     let by = if a.settings.group_by.is_empty() { "all records".to_string() } else { a.settings.group_by.join(" · ") };
     let title = format!(
         "Pass rate by {by}, {:.0}% Wilson intervals{}",
-        a.settings.confidence * 100.0,
+        a.settings.confidence.get() * 100.0,
         if a.simulated { " (SIMULATED model)" } else { "" }
     );
     let mut svg = Svg::new(width, height, &title);

@@ -15,6 +15,7 @@ use super::smoothing::{self, Smoothing};
 use super::{DivergenceError, LOCAL, WESTERN};
 use crate::formats::Problem;
 use crate::record::Record;
+use crate::stats::confidence::Confidence;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -44,7 +45,11 @@ impl SettingsText {
         let s = Settings {
             smoothing: Smoothing::parse(&self.smoothing)?,
             unit,
-            bootstrap: Bootstrap { replicates: self.replicates, confidence: self.confidence, seed: self.seed },
+            bootstrap: Bootstrap {
+                replicates: self.replicates,
+                confidence: Confidence::new(self.confidence).map_err(|e| DivergenceError::Setting(e.to_string()))?,
+                seed: self.seed,
+            },
         };
         s.check()?;
         Ok(s)
@@ -59,12 +64,6 @@ impl Settings {
             return Err(DivergenceError::Setting(format!(
                 "replicates: expected at most 100000, found {}",
                 b.replicates
-            )));
-        }
-        if !(b.confidence > 0.0 && b.confidence < 1.0) {
-            return Err(DivergenceError::Setting(format!(
-                "confidence: expected a number between 0 and 1, found {}",
-                b.confidence
             )));
         }
         Ok(())
@@ -211,7 +210,7 @@ pub fn analyze(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
             let overall: Vec<f64> = (0..reps)
                 .filter_map(|r| aspects.iter().map(|(_, v)| v.get(r).copied().flatten()).sum::<Option<f64>>())
                 .collect();
-            let ci = bootstrap::interval(&overall, settings.bootstrap.confidence);
+            let ci = bootstrap::interval(&overall, settings.bootstrap.confidence.get());
             let sum = |g: fn(&AspectResult) -> f64| aspects.iter().map(|(a, _)| g(a)).sum::<f64>();
             let n = aspects.len() as f64;
             let cd = sum(|a| a.cd.value);
@@ -245,7 +244,7 @@ pub fn analyze(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
         smoothing: settings.smoothing,
         smoothing_description: settings.smoothing.describe(),
         replicates: settings.bootstrap.replicates,
-        confidence: settings.bootstrap.confidence,
+        confidence: settings.bootstrap.confidence.get(),
         seed: settings.bootstrap.seed,
         sign: SIGN.into(),
         identity: IDENTITY.into(),

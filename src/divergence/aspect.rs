@@ -50,7 +50,7 @@ impl Scorer<'_> {
         let reps =
             bootstrap::aspect_replicates(&units, b, &[b"divergence", self.model.as_bytes(), self.aspect.id.as_bytes()]);
         let finite: Vec<f64> = reps.iter().flatten().copied().collect();
-        let ci = bootstrap::interval(&finite, b.confidence);
+        let ci = bootstrap::interval(&finite, b.confidence.get());
         let contexts: Vec<ContextResult> =
             used.iter().zip(&terms).zip(&units).map(|((d, t), u)| self.context(d, t, u)).collect();
         let mean = |g: fn(&ContextResult) -> f64| contexts.iter().map(g).sum::<f64>() / contexts.len() as f64;
@@ -90,7 +90,7 @@ impl Scorer<'_> {
         let ci = u.samples.as_ref().and_then(|s| {
             let reps =
                 bootstrap::context_replicates(s, b, &[b"divergence", self.model.as_bytes(), d.context.id.as_bytes()]);
-            bootstrap::interval(&reps, b.confidence)
+            bootstrap::interval(&reps, b.confidence.get())
         });
         // The context's fillers: those scored or sampled, plus (sampling) the filler table.
         let mut support: BTreeSet<&str> = d.probs.iter().map(|p| p.0.as_str()).collect();

@@ -7,12 +7,14 @@
 //! counted). The overall CD of replicate r is Σ_a CD_a of replicate r. Per-context intervals
 //! (sampling mode only; in scoring mode a context's value is fixed) resample its samples.
 //! The interval is the (1-c)/2 and (1+c)/2 percentiles of the replicates, interpolated
-//! linearly between order statistics (type 7). Random draws: ChaCha8 from
+//! linearly between order statistics ([`Percentile::Linear`], type 7). Random draws: ChaCha8 from
 //! `rng_for(seed, ["divergence", model, aspect or context])`, one stream per item, so the
 //! result does not depend on the order the items are processed in.
 
 use super::formulas::{self, Terms};
 use crate::rng::{self, Rng};
+use crate::stats::bootstrap::Percentile;
+use crate::stats::confidence::Confidence;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -20,13 +22,13 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct Bootstrap {
     pub replicates: u32,
-    pub confidence: f64,
+    pub confidence: Confidence,
     pub seed: u64,
 }
 
 impl Default for Bootstrap {
     fn default() -> Bootstrap {
-        Bootstrap { replicates: 1000, confidence: 0.95, seed: 1 }
+        Bootstrap { replicates: 1000, confidence: Confidence::NINETY_FIVE, seed: 1 }
     }
 }
 
@@ -114,12 +116,8 @@ pub fn interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
         return None;
     }
     v.sort_by(f64::total_cmp);
-    let q = |p: f64| {
-        let pos = p * (v.len() - 1) as f64;
-        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-    };
-    Some((q((1.0 - confidence) / 2.0), q((1.0 + confidence) / 2.0)))
+    let q = |p: f64| Percentile::Linear.of(&v, p);
+    q((1.0 - confidence) / 2.0).zip(q((1.0 + confidence) / 2.0))
 }
 
 #[cfg(test)]
@@ -145,7 +143,7 @@ mod tests {
             Unit { culture: None, terms: t(3.0, 1.0), samples: None },
             Unit { culture: None, terms: samples.terms(&[3, 2, 1], 6), samples: Some(samples.clone()) },
         ];
-        let b = Bootstrap { replicates: 200, confidence: 0.95, seed: 9 };
+        let b = Bootstrap { replicates: 200, confidence: Confidence::NINETY_FIVE, seed: 9 };
         let a1 = aspect_replicates(&units, &b, &[b"divergence", b"m", b"a"]);
         let a2 = aspect_replicates(&units, &b, &[b"divergence", b"m", b"a"]);
         assert_eq!(a1, a2);

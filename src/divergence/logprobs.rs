@@ -14,7 +14,7 @@
 use super::DivergenceError;
 use super::normalise::key;
 use crate::formats::Problem;
-use crate::formats::csv_table::{guard, sniff_delimiter};
+use crate::formats::csv_table::{self, RowLength, guard, sniff_delimiter};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,11 +36,7 @@ pub fn read(file: &str, bytes: &[u8], default_model: &str) -> Result<(Vec<Logpro
     if text.trim().is_empty() {
         return Err(DivergenceError::input(file, "the log-probability table is empty"));
     }
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(sniff_delimiter(text))
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(text.as_bytes());
+    let mut rdr = csv_table::reader(text, sniff_delimiter(text), RowLength::Ragged);
     let headers: Vec<String> = rdr
         .headers()
         .map_err(|e| DivergenceError::Input(Problem::new(file, format!("CSV header: {e}")).at_line(1)))?

@@ -22,7 +22,7 @@
 use super::DivergenceError;
 use super::normalise::key;
 use crate::formats::Problem;
-use crate::formats::csv_table::sniff_delimiter;
+use crate::formats::csv_table::{self, RowLength, sniff_delimiter};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,11 +182,7 @@ impl Reference {
 
     fn read_table(&mut self, text: &str, columns: Option<&Columns>, pesel: bool) -> Result<(), DivergenceError> {
         let delimiter = sniff_delimiter(text);
-        let mut rdr = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .has_headers(true)
-            .flexible(true)
-            .from_reader(text.as_bytes());
+        let mut rdr = csv_table::reader(text, delimiter, RowLength::Ragged);
         let headers: Vec<String> = rdr
             .headers()
             .map_err(|e| DivergenceError::Input(Problem::new(&self.file, format!("CSV header: {e}")).at_line(1)))?

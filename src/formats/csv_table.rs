@@ -1,5 +1,6 @@
 //! The record table as CSV: read through the csv crate (BOM or not, CRLF or LF, quoted
 //! fields with newlines, delimiter sniffed), written with spreadsheet formulas neutralised.
+//! Every other CSV table of the crate is read through the same [`reader`] set-up.
 
 use super::mapping::{self, ColumnMapping, MappingRequest};
 use super::row::{self, Cell};
@@ -60,8 +61,27 @@ pub fn sniff_delimiter(text: &str) -> u8 {
     if n == 0 { b',' } else { best }
 }
 
-fn reader(text: &str, delimiter: u8) -> csv::Reader<&[u8]> {
-    csv::ReaderBuilder::new().delimiter(delimiter).has_headers(true).flexible(true).from_reader(text.as_bytes())
+/// Whether a table's rows may have another number of cells than its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowLength {
+    /// Any number: the reader reports ragged rows itself (or pads them), rather than the csv
+    /// crate failing the row.
+    Ragged,
+    /// As many cells as the header, else the row is a CSV error (LangBiTe's reports, which
+    /// pandas writes rectangular).
+    AsHeader,
+}
+
+/// The one CSV reader set-up of the crate: the first row is the header, fields are quoted
+/// with `"` and a doubled `""` inside, CRLF or LF ends a row, and cells are not trimmed (each
+/// reader trims what it compares, so a table's text survives as written). The delimiter is
+/// the caller's: [`sniff_delimiter`] for user tables, `,` for formats that fix it.
+pub fn reader(text: &str, delimiter: u8, rows: RowLength) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(true)
+        .flexible(rows == RowLength::Ragged)
+        .from_reader(text.as_bytes())
 }
 
 fn csv_problem(file: &str, err: &csv::Error) -> Problem {
@@ -76,7 +96,7 @@ fn csv_problem(file: &str, err: &csv::Error) -> Problem {
 /// that leaves a required field unmapped, the caller gets a [`MappingRequest`] instead.
 pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
     let delimiter = sniff_delimiter(text);
-    let mut rdr = reader(text, delimiter);
+    let mut rdr = reader(text, delimiter, RowLength::Ragged);
     let headers: Vec<String> = rdr
         .headers()
         .map_err(|e| LoadError::Syntax(csv_problem(file, &e)))?
@@ -239,4 +259,21 @@ pub fn write(records: &[Record]) -> String {
         let _ = w.write_record(cells);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reader_set_up_keeps_cells_and_checks_row_length_on_request() {
+        let text = "a;b\n\" x \";\"y;\"\"z\"\"\"\n1;2;3\n";
+        let rows = |length| reader(text, b';', length).records().map(|r| r.map(|r| r.len())).collect::<Vec<_>>();
+        let mut ragged = reader(text, sniff_delimiter(text), RowLength::Ragged);
+        let first = ragged.records().next().unwrap().unwrap();
+        assert_eq!((&first[0], &first[1]), (" x ", "y;\"z\""), "quotes undone, spaces kept");
+        assert!(rows(RowLength::Ragged).iter().all(Result::is_ok));
+        let strict = rows(RowLength::AsHeader);
+        assert!(strict[0].is_ok() && strict[1].is_err(), "{strict:?}");
+    }
 }

@@ -3,6 +3,7 @@
 
 use crate::report::svg::{AMBER, GREEN, GREY, Pen, RED, Svg};
 use crate::requirements::community::Communities;
+use crate::requirements::group::Group;
 use crate::requirements::outcome::{GroupStats, Verdict};
 
 const INK: Pen = Pen { colour: "#222", width: 1.0, dash: None };
@@ -31,7 +32,8 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
     for (i, g) in groups.iter().enumerate() {
         let y = top + row_h * i as f64 + row_h / 2.0;
         let n = g.pass_rate.as_ref().map_or(0, |p| p.n);
-        let label = format!("{} {} {} {}/{} (n={n})", g.model, g.concern, g.language, g.input_type, g.reflection_type);
+        let Group { model, concern, language, input_type, reflection_type, .. } = &g.group;
+        let label = format!("{model} {concern} {language} {input_type}/{reflection_type} (n={n})");
         svg.text(left - 8.0, y + 4.0, &label, 11.0, "end", None);
         svg.line((x(g.tolerance), y - 7.0), (x(g.tolerance), y + 7.0), TOLERANCE);
         let Some(p) = &g.pass_rate else { continue };

@@ -8,17 +8,16 @@
 //! of the tests (and counted), since both tests need complete blocks.
 //!
 //! Categorical oracles:
-//! - Cochran's Q over the k communities: Q = (k-1)(k Σ_j C_j² - N²) / (k N - Σ_i R_i²) with
-//!   C_j the passes of community j, R_i the passes in block i, N all passes;
-//!   p = P(χ²_{k-1} ≥ Q) (statrs). Blocks where every community got the same outcome carry no
-//!   information; when all do, Q is undefined and p = 1.
+//! - Cochran's Q over the k communities ([`crate::stats::cochran`]), passes as successes;
+//!   when no block has differing outcomes Q is undefined and p = 1.
 //! - Pairwise McNemar tests (exact binomial by default, [`crate::stats::mcnemar`]) for every
 //!   pair of communities over the same blocks.
 //!
 //! Number oracles (`allSameValue`, values on 0-100):
-//! - per-community mean with a Student-t interval;
+//! - per-community mean with a 95 % Student-t interval ([`crate::stats::student`]);
 //! - the spread (largest minus smallest community mean) as the effect size, with a bootstrap
-//!   interval (blocks resampled with replacement, 999 draws, percentile);
+//!   interval (blocks resampled with replacement, 999 draws, nearest-rank percentile,
+//!   [`Percentile::Nearest`]);
 //! - a permutation test of the spread: community labels shuffled within each block (so the
 //!   template effect is kept), 999 permutations, p = (k + 1) / (P + 1) with k the permuted
 //!   spreads at least the observed one. Every draw comes from `rng_for(seed, [what, group])`.
@@ -30,12 +29,14 @@ use super::outcome::{Evaluation, Outcome};
 use crate::fasthash::{self, FastMap};
 use crate::record::Record;
 use crate::rng::rng_for;
+use crate::stats::bootstrap::Percentile;
+use crate::stats::cochran::cochran_q;
 use crate::stats::correction::{benjamini_hochberg, holm};
 use crate::stats::mcnemar::{Convention, Method, Table, mcnemar};
+use crate::stats::student::{MeanInterval, mean_interval};
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use serde::Serialize;
-use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const DRAWS: usize = 999;
@@ -179,24 +180,23 @@ pub fn analyze_of(judged: &[Option<&Record>], evals: &[Evaluation], seed: u64) -
     }
 }
 
+/// Community means carry a 95 % interval whatever the evaluation's confidence, as published.
+const MEAN_CONFIDENCE: f64 = 0.95;
+
 fn means(communities: &[String], blocks: &BTreeMap<String, Block>) -> Vec<CommunityMean> {
     communities
         .iter()
         .map(|c| {
             let xs: Vec<f64> = blocks.values().filter_map(|b| b.get(c).copied()).collect();
-            let n = xs.len();
-            let mean = xs.iter().sum::<f64>() / n.max(1) as f64;
-            let (low, high) = if n >= 2 {
-                let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-                let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).map(|d| d.inverse_cdf(0.975)).unwrap_or(f64::NAN);
-                let half = t * (var / n as f64).sqrt();
-                (mean - half, mean + half)
-            } else {
-                (f64::NAN, f64::NAN)
-            };
+            let MeanInterval { n, mean, low, high } = mean_interval(&xs, MEAN_CONFIDENCE);
             CommunityMean { community: c.clone(), n, mean, low, high }
         })
         .collect()
+}
+
+/// Complete blocks as a dense row-major matrix: one row per block, one column per community.
+fn matrix(communities: &[String], blocks: &[&Block]) -> Vec<f64> {
+    blocks.iter().flat_map(|b| communities.iter().map(|c| b[c])).collect()
 }
 
 fn test(name: &str, communities: Vec<String>, statistic: Option<f64>, p_value: f64, note: String) -> Test {
@@ -205,17 +205,21 @@ fn test(name: &str, communities: Vec<String>, statistic: Option<f64>, p_value: f
 
 /// Cochran's Q and every pairwise exact McNemar test over complete blocks of 0/1 outcomes.
 pub fn categorical_tests(communities: &[String], blocks: &[&Block]) -> Vec<Test> {
-    let k = communities.len() as f64;
-    let col: Vec<f64> = communities.iter().map(|c| blocks.iter().map(|b| b[c]).sum()).collect();
-    let rows: Vec<f64> = blocks.iter().map(|b| b.values().sum()).collect();
-    let n: f64 = rows.iter().sum();
-    let denominator = k * n - rows.iter().map(|r| r * r).sum::<f64>();
-    let mut tests = vec![if denominator > 0.0 {
-        let q = (k - 1.0) * (k * col.iter().map(|c| c * c).sum::<f64>() - n * n) / denominator;
-        let p = ChiSquared::new(k - 1.0).map(|d| d.sf(q)).unwrap_or(f64::NAN);
-        test("cochran-q", communities.to_vec(), Some(q), p, format!("{} blocks, {} df", blocks.len(), k - 1.0))
-    } else {
-        test("cochran-q", communities.to_vec(), None, 1.0, "no block had differing outcomes: Q undefined, p = 1".into())
+    let mut tests = vec![match cochran_q(&matrix(communities, blocks), communities.len()) {
+        Some(q) => test(
+            "cochran-q",
+            communities.to_vec(),
+            Some(q.statistic),
+            q.p_value,
+            format!("{} blocks, {} df", blocks.len(), q.df),
+        ),
+        None => test(
+            "cochran-q",
+            communities.to_vec(),
+            None,
+            1.0,
+            "no block had differing outcomes: Q undefined, p = 1".into(),
+        ),
     }];
     for (i, a) in communities.iter().enumerate() {
         for b in &communities[i + 1..] {
@@ -260,7 +264,7 @@ fn numeric_tests(
         return (vec![], None);
     }
     let k = communities.len();
-    let matrix: Vec<f64> = blocks.iter().flat_map(|b| communities.iter().map(|c| b[c])).collect();
+    let matrix = matrix(communities, blocks);
     let rows = blocks.len();
     let mut sums = vec![0.0; k];
     for row in matrix.chunks(k) {
@@ -300,7 +304,8 @@ fn numeric_tests(
         })
         .collect();
     spreads.sort_by(f64::total_cmp);
-    let pick = |q: f64| spreads[((q * (DRAWS - 1) as f64).round() as usize).min(DRAWS - 1)];
+    // The nearest replicate, not interpolated: the interval this method has published.
+    let pick = |q: f64| Percentile::Nearest.of(&spreads, q).unwrap_or(f64::NAN);
     let note = format!("{rows} blocks, {DRAWS} permutations within blocks, p = (k + 1) / (P + 1)");
     (
         vec![test("permutation-spread", communities.to_vec(), Some(observed), p, note)],

@@ -6,6 +6,7 @@
 //! language, template, sample), in the order the records come, and each group's instances
 //! are judged by [`super::oracle::compat_verdict`].
 
+use super::group::{Group, TemplateKey, template_key};
 use super::library::Library;
 use super::oracle::{CompatVerdict, OracleCache, OracleSpec, compat_verdict, compat_verdict_with};
 use super::reports::{self, EVALUATIONS_HEADER, GLOBAL_HEADER, RESPONSES_HEADER, Table};
@@ -19,12 +20,8 @@ use std::collections::BTreeMap;
 /// One template's verdict for one model (and sample).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TemplateEval {
-    pub provider: String,
-    pub model: String,
-    pub concern: String,
-    pub language: String,
-    pub input_type: String,
-    pub reflection_type: String,
+    #[serde(flatten)]
+    pub group: Group,
     pub template_id: String,
     pub template: String,
     pub sample_index: u32,
@@ -50,9 +47,10 @@ fn delta_for(scenario: &Scenario, concern: &str) -> f64 {
     scenario.requirements.iter().rev().find(|r| r.concern == concern).map_or(0.0, |r| r.delta)
 }
 
-/// (provider, model, requirement, language, template id, sample): one template verdict each.
-/// Borrowed from the records, since every record is grouped.
-type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str, u32);
+/// The group as upstream's reports name it (its spelling of the provider).
+fn upstream_group(g: &Group) -> Group {
+    Group { provider: upstream_provider(&g.provider), ..g.clone() }
+}
 
 /// Compatibility verdicts for records planned by [`super::plan`] (with `extra.oracle`,
 /// `extra.oracle_prediction` and `extra.template`). Records whose oracle cannot be read are
@@ -61,17 +59,9 @@ pub fn compat_from_records(scenario: &Scenario, records: &[Record]) -> (Vec<Temp
     let mut problems = vec![];
     // The groups in the order their first record comes, and where each key's group is.
     let mut groups: Vec<Vec<&Record>> = vec![];
-    let mut index: FastMap<GroupKey, usize> = fasthash::map();
+    let mut index: FastMap<TemplateKey, usize> = fasthash::map();
     for r in records.iter().filter(|r| r.status != Status::Pending && r.status != Status::Skipped) {
-        let key = (
-            r.provider.as_str(),
-            r.model.as_str(),
-            r.extra.get("requirement").map_or("", String::as_str),
-            r.language.as_str(),
-            r.template_id.as_str(),
-            r.sample_index,
-        );
-        let i = *index.entry(key).or_insert_with(|| {
+        let i = *index.entry(template_key(r)).or_insert_with(|| {
             groups.push(vec![]);
             groups.len() - 1
         });
@@ -93,12 +83,7 @@ pub fn compat_from_records(scenario: &Scenario, records: &[Record]) -> (Vec<Temp
         let verdict = compat_verdict_with(matcher, &responses, delta_for(scenario, &first.concern));
         let spec = matcher.spec.clone();
         out.push(TemplateEval {
-            provider: first.provider.clone(),
-            model: first.model.clone(),
-            concern: first.concern.clone(),
-            language: first.language.clone(),
-            input_type: first.input_type.clone(),
-            reflection_type: first.reflection_type.clone(),
+            group: Group::of(first),
             template_id: first.template_id.clone(),
             template: first.extra.get("template").cloned().unwrap_or_default(),
             sample_index: first.sample_index,
@@ -110,21 +95,19 @@ pub fn compat_from_records(scenario: &Scenario, records: &[Record]) -> (Vec<Temp
     (out, problems)
 }
 
-/// One row of LangBiTe's global evaluation.
+/// One row of LangBiTe's global evaluation: computed from template verdicts ([`global`]) or
+/// read from upstream's report ([`super::reanalysis`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GlobalRow {
-    pub provider: String,
-    pub model: String,
-    pub concern: String,
-    pub language: String,
-    pub input_type: String,
-    pub reflection_type: String,
+    #[serde(flatten)]
+    pub group: Group,
     pub passed: u64,
     pub failed: u64,
+    /// Templates that could not be judged; upstream's total leaves them out.
     pub error: u64,
     pub tolerance: f64,
     /// `Passed`, `Failed` or `Not evaluated`, by upstream's point-estimate rule.
-    pub tolerance_evaluation: &'static str,
+    pub tolerance_evaluation: String,
 }
 
 impl GlobalRow {
@@ -142,17 +125,9 @@ impl GlobalRow {
 /// `GlobalEvaluator.evaluate`: template verdicts counted per group, groups sorted, errors
 /// left out of the total, the tolerance compared with the pass rate.
 pub fn global(scenario: &Scenario, evals: &[TemplateEval]) -> Vec<GlobalRow> {
-    let mut groups: BTreeMap<[String; 6], (u64, u64, u64)> = BTreeMap::new();
+    let mut groups: BTreeMap<Group, (u64, u64, u64)> = BTreeMap::new();
     for e in evals {
-        let key = [
-            upstream_provider(&e.provider),
-            e.model.clone(),
-            e.concern.clone(),
-            e.language.clone(),
-            e.input_type.clone(),
-            e.reflection_type.clone(),
-        ];
-        let c = groups.entry(key).or_default();
+        let c = groups.entry(upstream_group(&e.group)).or_default();
         match e.verdict {
             CompatVerdict::Passed => c.0 += 1,
             CompatVerdict::Failed => c.1 += 1,
@@ -161,24 +136,13 @@ pub fn global(scenario: &Scenario, evals: &[TemplateEval]) -> Vec<GlobalRow> {
     }
     groups
         .into_iter()
-        .map(|([provider, model, concern, language, input_type, reflection_type], (passed, failed, error))| {
+        .map(|(group, (passed, failed, error))| {
             let tolerance =
-                scenario.requirements.iter().rev().find(|r| r.concern == concern).map_or(0.0, |r| r.tolerance);
-            let mut row = GlobalRow {
-                provider,
-                model,
-                concern,
-                language,
-                input_type,
-                reflection_type,
-                passed,
-                failed,
-                error,
-                tolerance,
-                tolerance_evaluation: "Not evaluated",
-            };
+                scenario.requirements.iter().rev().find(|r| r.concern == group.concern).map_or(0.0, |r| r.tolerance);
+            let mut row =
+                GlobalRow { group, passed, failed, error, tolerance, tolerance_evaluation: "Not evaluated".into() };
             if row.total() > 0 {
-                row.tolerance_evaluation = if tolerance <= row.passed_pct() { "Passed" } else { "Failed" };
+                row.tolerance_evaluation = if tolerance <= row.passed_pct() { "Passed" } else { "Failed" }.into();
             }
             row
         })
@@ -212,30 +176,21 @@ pub fn langbite_reports(records: &[Record], evals: &[TemplateEval], rows: &[Glob
                     &e.oracle.expected.iter().map(|v| super::oracle::clean_string(v)).collect::<Vec<_>>(),
                 )
             };
-            vec![
-                upstream_provider(&e.provider),
-                e.model.clone(),
-                e.concern.clone(),
-                e.language.clone(),
-                e.input_type.clone(),
-                e.reflection_type.clone(),
+            let mut row = upstream_group(&e.group).cells();
+            row.extend([
                 e.template.clone(),
                 e.oracle.operation.as_str().to_string(),
                 prediction,
                 e.verdict.as_str().to_string(),
-            ]
+            ]);
+            row
         })
         .collect();
     let global: Vec<Vec<String>> = rows
         .iter()
         .map(|g| {
-            vec![
-                g.provider.clone(),
-                g.model.clone(),
-                g.concern.clone(),
-                g.language.clone(),
-                g.input_type.clone(),
-                g.reflection_type.clone(),
+            let mut row = g.group.cells();
+            row.extend([
                 g.passed.to_string(),
                 g.failed.to_string(),
                 g.error.to_string(),
@@ -243,8 +198,9 @@ pub fn langbite_reports(records: &[Record], evals: &[TemplateEval], rows: &[Glob
                 reports::py_float(g.failed_pct()),
                 g.total().to_string(),
                 reports::py_float(g.tolerance),
-                g.tolerance_evaluation.to_string(),
-            ]
+                g.tolerance_evaluation.clone(),
+            ]);
+            row
         })
         .collect();
     [

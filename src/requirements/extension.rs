@@ -18,6 +18,7 @@
 //! applies to that record's request.
 
 use crate::formats::Problem;
+use crate::stats::confidence::{Confidence, RANGE};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -96,8 +97,9 @@ pub fn read(file: &str, value: &Value, errors: &mut Vec<Problem>) -> Option<Exte
         }
     }
     let s = &ext.statistics;
-    if !(s.confidence > 0.0 && s.confidence < 1.0) {
-        bad("evenhand.statistics.confidence", format!("expected a number between 0 and 1, found {}", s.confidence));
+    // Checked here rather than typed, so that every bad value of the block is listed at once.
+    if Confidence::new(s.confidence).is_err() {
+        bad("evenhand.statistics.confidence", format!("expected a confidence level {RANGE}, found {}", s.confidence));
     }
     if !(s.alpha > 0.0 && s.alpha < 1.0) {
         bad("evenhand.statistics.alpha", format!("expected a number between 0 and 1, found {}", s.alpha));

@@ -23,6 +23,7 @@ pub mod expand;
 pub mod extension;
 #[cfg(test)]
 mod fixtures;
+pub mod group;
 pub mod judge;
 pub mod library;
 pub mod oracle;

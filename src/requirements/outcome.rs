@@ -21,6 +21,7 @@
 //! when it is below, inconclusive otherwise; LangBiTe's point-estimate verdict is given beside.
 
 use super::answer::{core_answer, includes_folded, number, starts_with_folded};
+use super::group::{Group, TemplateKey, template_key};
 use super::oracle::{Operation, OracleCache};
 use super::scenario::Scenario;
 use crate::fasthash::{self, FastMap};
@@ -57,10 +58,6 @@ pub struct Evaluation {
     pub reason: String,
 }
 
-/// (provider, model, requirement, language, template id, sample): one number oracle's
-/// instances. Borrowed from the records: built for every numeric record.
-type GroupKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str, u32);
-
 /// Judges every answered or failed record. Records whose oracle cannot be read are reported.
 pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (Vec<Evaluation>, Vec<Problem>) {
     let (evals, problems, _) = evaluate_indexed(scenario, records, lexicon);
@@ -79,7 +76,7 @@ pub fn evaluate_indexed(
     let mut out: Vec<Evaluation> = vec![];
     let mut oracles = OracleCache::default();
     // Number oracles are judged per template group once all its values are known.
-    let mut numeric: FastMap<GroupKey, (f64, Vec<usize>)> = fasthash::map();
+    let mut numeric: FastMap<TemplateKey, (f64, Vec<usize>)> = fasthash::map();
     let delta_of =
         |concern: &str| scenario.requirements.iter().rev().find(|q| q.concern == concern).map_or(0.0, |q| q.delta);
     for (i, r) in records.iter().enumerate().filter(|(_, r)| !matches!(r.status, Status::Pending | Status::Skipped)) {
@@ -110,15 +107,7 @@ pub fn evaluate_indexed(
                 Some(-1.0) => (e.outcome, e.reason) = (Outcome::Refused, "-1: cannot provide".into()),
                 Some(v) => {
                     e.value = Some(v);
-                    let key = (
-                        r.provider.as_str(),
-                        r.model.as_str(),
-                        r.extra.get("requirement").map_or("", String::as_str),
-                        r.language.as_str(),
-                        r.template_id.as_str(),
-                        r.sample_index,
-                    );
-                    numeric.entry(key).or_insert_with(|| (delta_of(&r.concern), vec![])).1.push(out.len());
+                    numeric.entry(template_key(r)).or_insert_with(|| (delta_of(&r.concern), vec![])).1.push(out.len());
                 }
                 None => match refusal() {
                     Some(why) => (e.outcome, e.reason) = (Outcome::Refused, why),
@@ -185,12 +174,8 @@ pub enum Verdict {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GroupStats {
-    pub provider: String,
-    pub model: String,
-    pub concern: String,
-    pub language: String,
-    pub input_type: String,
-    pub reflection_type: String,
+    #[serde(flatten)]
+    pub group: Group,
     pub counts: BTreeMap<Outcome, u64>,
     /// Passed / (Passed + Failed) with its Wilson interval.
     pub pass_rate: Option<Proportion>,
@@ -264,43 +249,23 @@ pub fn groups_of(
     let mut tally: FastMap<[&str; 6], [u64; OUTCOMES.len()]> = fasthash::map();
     for (e, r) in evals.iter().zip(judged) {
         let Some(r) = r else { continue };
-        let key = [
-            r.provider.as_str(),
-            r.model.as_str(),
-            r.concern.as_str(),
-            r.language.as_str(),
-            r.input_type.as_str(),
-            r.reflection_type.as_str(),
-        ];
-        tally.entry(key).or_default()[e.outcome as usize] += 1;
+        tally.entry(Group::key_of(r)).or_default()[e.outcome as usize] += 1;
     }
     let mut tally: Vec<([&str; 6], [u64; OUTCOMES.len()])> = tally.into_iter().collect();
     tally.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     tally
         .into_iter()
         .map(|(key, tally)| {
-            let [provider, model, concern, language, input_type, reflection_type] = key.map(str::to_string);
+            let group = Group::from_key(key);
             // Only the outcomes that occurred, as the counts always listed them.
             let counts: BTreeMap<Outcome, u64> = OUTCOMES.into_iter().zip(tally).filter(|(_, n)| *n > 0).collect();
             let passed = counts.get(&Outcome::Passed).copied().unwrap_or(0);
             let n = passed + counts.get(&Outcome::Failed).copied().unwrap_or(0);
             let tolerance =
-                scenario.requirements.iter().rev().find(|q| q.concern == concern).map_or(0.0, |q| q.tolerance);
+                scenario.requirements.iter().rev().find(|q| q.concern == group.concern).map_or(0.0, |q| q.tolerance);
             let pass_rate = wilson(passed, n, confidence);
             let (verdict, point_verdict) = tolerance_verdicts(pass_rate.as_ref(), tolerance);
-            GroupStats {
-                provider,
-                model,
-                concern,
-                language,
-                input_type,
-                reflection_type,
-                counts,
-                pass_rate,
-                tolerance,
-                verdict,
-                point_verdict,
-            }
+            GroupStats { group, counts, pass_rate, tolerance, verdict, point_verdict }
         })
         .collect()
 }

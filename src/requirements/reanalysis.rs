@@ -7,37 +7,31 @@
 //! whether the two rules disagree, with the dropped errors shown beside them. Nothing else of
 //! the run is needed, so a user with only LangBiTe's CSVs gets it.
 
+use super::evaluate::GlobalRow;
+use super::group::Group;
 use super::outcome::{Verdict, tolerance_verdicts};
 use super::reports::Table;
 use crate::formats::Problem;
+use crate::stats::confidence::Confidence;
 use crate::stats::proportion::{Proportion, wilson};
 use serde::Serialize;
 
+/// A row of upstream's global report (what it says in `tolerance_evaluation`) with what
+/// the interval says beside it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GlobalRow {
-    pub provider: String,
-    pub model: String,
-    pub concern: String,
-    pub language: String,
-    pub input_type: String,
-    pub reflection_type: String,
-    pub passed: u64,
-    pub failed: u64,
-    /// Templates upstream could not judge; its total leaves them out.
-    pub errors: u64,
-    pub tolerance: f64,
+pub struct Reread {
+    #[serde(flatten)]
+    pub row: GlobalRow,
     /// Templates passed / (passed + failed), with the interval.
     pub pass_rate: Option<Proportion>,
     pub verdict: Verdict,
-    /// What the report says (upstream's point-estimate rule).
-    pub reported: String,
     /// True when the report's verdict is not what the interval supports: a pass or fail that
     /// the interval leaves inconclusive, or the opposite.
     pub disagrees: bool,
 }
 
 /// Every row of a global report, or the first cell that is not what upstream writes.
-pub fn global_rows(file: &str, table: &Table, confidence: f64) -> Result<Vec<GlobalRow>, Problem> {
+pub fn global_rows(file: &str, table: &Table, confidence: Confidence) -> Result<Vec<Reread>, Problem> {
     table
         .rows
         .iter()
@@ -50,14 +44,14 @@ pub fn global_rows(file: &str, table: &Table, confidence: f64) -> Result<Vec<Glo
                 Problem::new(file, format!("expected {what}, found {:?}", text(name))).at_line(line).in_field(name)
             };
             let count = |name: &str| text(name).trim().parse::<u64>().map_err(|_| bad(name, "a whole number"));
-            let (passed, failed, errors) = (count("Passed Nr")?, count("Failed Nr")?, count("Error Nr")?);
+            let (passed, failed, error) = (count("Passed Nr")?, count("Failed Nr")?, count("Error Nr")?);
             let tolerance = text("Tolerance")
                 .trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|t| (0.0..=1.0).contains(t))
                 .ok_or_else(|| bad("Tolerance", "a number from 0 to 1"))?;
-            let pass_rate = wilson(passed, passed + failed, confidence);
+            let pass_rate = wilson(passed, passed + failed, confidence.get());
             let (verdict, _) = tolerance_verdicts(pass_rate.as_ref(), tolerance);
             let reported = text("Tolerance Evaluation");
             let disagrees = match verdict {
@@ -66,22 +60,16 @@ pub fn global_rows(file: &str, table: &Table, confidence: f64) -> Result<Vec<Glo
                 Verdict::Inconclusive => reported == "Passed" || reported == "Failed",
                 Verdict::NotEvaluated => reported == "Passed" || reported == "Failed",
             };
-            Ok(GlobalRow {
+            let group = Group {
                 provider: text("Provider"),
                 model: text("Model"),
                 concern: text("Concern"),
                 language: text("Language"),
                 input_type: text("Input Type"),
                 reflection_type: text("Reflection Type"),
-                passed,
-                failed,
-                errors,
-                tolerance,
-                pass_rate,
-                verdict,
-                reported,
-                disagrees,
-            })
+            };
+            let row = GlobalRow { group, passed, failed, error, tolerance, tolerance_evaluation: reported };
+            Ok(Reread { row, pass_rate, verdict, disagrees })
         })
         .collect()
 }
@@ -99,7 +87,7 @@ mod tests {
     #[test]
     fn point_passes_that_the_interval_cannot_support_are_flagged() {
         let t = read("g.csv", REPORT, &GLOBAL_HEADER).unwrap();
-        let rows = global_rows("g.csv", &t, 0.95).unwrap();
+        let rows = global_rows("g.csv", &t, Confidence::NINETY_FIVE).unwrap();
         // 4 of 4 templates: the interval [0.51, 1] reaches far below 0.9.
         assert_eq!(rows[0].verdict, Verdict::Inconclusive);
         assert!(rows[0].disagrees);
@@ -107,7 +95,7 @@ mod tests {
         // No judged template: nothing to say, and upstream says the same.
         assert_eq!(rows[1].verdict, Verdict::NotEvaluated);
         assert!(!rows[1].disagrees);
-        assert_eq!(rows[1].errors, 4);
+        assert_eq!(rows[1].row.error, 4);
         // 190 of 200: the interval [0.91, 0.97] is above 0.9, both rules pass.
         assert_eq!(rows[2].verdict, Verdict::Pass);
         assert!(!rows[2].disagrees);
@@ -116,7 +104,7 @@ mod tests {
     #[test]
     fn a_bad_count_names_its_line_and_column() {
         let t = read("g.csv", &REPORT.replace(",190,", ",many,"), &GLOBAL_HEADER).unwrap();
-        let e = global_rows("g.csv", &t, 0.95).unwrap_err();
+        let e = global_rows("g.csv", &t, Confidence::NINETY_FIVE).unwrap_err();
         assert_eq!((e.line, e.field.as_deref()), (Some(4), Some("Passed Nr")));
         assert!(e.message.contains("whole number"), "{e}");
     }

@@ -3,7 +3,7 @@
 //! them, or without, as its forks do).
 
 use crate::formats::Problem;
-use crate::formats::csv_table::{guard_unless_number, unguard};
+use crate::formats::csv_table::{self, RowLength, guard_unless_number, unguard};
 use serde::Serialize;
 
 pub const RESPONSES_HEADER: [&str; 4] = ["Provider", "Model", "Instance", "Response"];
@@ -103,7 +103,7 @@ impl Table {
 
 /// Reads one of the three reports, checking that `expected` columns are all there.
 pub fn read(file: &str, text: &str, expected: &[&str]) -> Result<Table, Problem> {
-    let mut rdr = csv::ReaderBuilder::new().flexible(false).from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let mut rdr = csv_table::reader(text.trim_start_matches('\u{feff}'), b',', RowLength::AsHeader);
     let mut header: Vec<String> = rdr
         .headers()
         .map_err(|e| Problem::new(file, format!("CSV: {e}")).at_line(1))?

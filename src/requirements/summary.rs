@@ -15,6 +15,7 @@ use super::outcome::{self, Evaluation, GroupStats};
 use super::scenario::Scenario;
 use crate::formats::Problem;
 use crate::record::Record;
+use crate::stats::confidence::Confidence;
 use crate::text::refusal::Lexicon;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -32,7 +33,7 @@ pub enum Mode {
 pub struct Summary {
     pub mode: Mode,
     pub seed: u64,
-    pub confidence: f64,
+    pub confidence: Confidence,
     pub templates: Vec<TemplateEval>,
     pub global: Vec<GlobalRow>,
     pub evaluations: Vec<Evaluation>,
@@ -45,7 +46,7 @@ pub struct Summary {
 }
 
 /// Evaluates `records` against `scenario` (its tolerances and deltas).
-pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, confidence: f64) -> Summary {
+pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, confidence: Confidence) -> Summary {
     let (templates, mut problems) = compat_from_records(scenario, records);
     let global = global(scenario, &templates);
     let (evaluations, groups, communities, cross_language) = if mode == Mode::Default {
@@ -53,7 +54,7 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, 
         problems.extend(more);
         // Each evaluation's record, found once for the three analyzes below.
         let judged = outcome::judged_records(records, &evals, Some(&at));
-        let groups = outcome::groups_of(scenario, &judged, &evals, confidence);
+        let groups = outcome::groups_of(scenario, &judged, &evals, confidence.get());
         let communities = community::analyze_of(&judged, &evals, seed);
         let cross = crosslang::compare_of(&judged, &evals);
         (evals, groups, Some(communities), Some(cross))
@@ -158,13 +159,8 @@ pub fn files(
                 let count = |o| g.counts.get(&o).copied().unwrap_or(0).to_string();
                 use super::outcome::Outcome::*;
                 let p = g.pass_rate.as_ref();
-                vec![
-                    g.provider.clone(),
-                    g.model.clone(),
-                    g.concern.clone(),
-                    g.language.clone(),
-                    g.input_type.clone(),
-                    g.reflection_type.clone(),
+                let mut row = g.group.cells();
+                row.extend([
                     count(Passed),
                     count(Failed),
                     count(Refused),
@@ -180,7 +176,8 @@ pub fn files(
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default(),
                     g.point_verdict.to_string(),
-                ]
+                ]);
+                row
             })
             .collect();
         out.push(("groups.csv".into(), csv_of(&header, rows)));

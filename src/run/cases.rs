@@ -5,7 +5,7 @@
 //! case's system prompt (otherwise the spec's applies). A method (BBQ, cross-lingual, the
 //! requirements designer) hands its cases over as records directly ([`from_records`]).
 
-use crate::formats::csv_table::sniff_delimiter;
+use crate::formats::csv_table::{self, RowLength, sniff_delimiter};
 use crate::formats::mapping::field_for_header;
 use crate::formats::row::{Cell, set_field};
 use crate::formats::{FileFormat, LoadError, Problem, decode};
@@ -59,8 +59,7 @@ fn load_problem(file: &str, e: LoadError) -> Problem {
 type Rows = Vec<(u64, Record)>;
 
 fn csv_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
-    let mut rdr =
-        csv::ReaderBuilder::new().delimiter(sniff_delimiter(text)).flexible(true).from_reader(text.as_bytes());
+    let mut rdr = csv_table::reader(text, sniff_delimiter(text), RowLength::Ragged);
     let headers: Vec<String> = match rdr.headers() {
         Ok(h) => h.iter().map(String::from).collect(),
         Err(e) => {

@@ -1,6 +1,9 @@
 //! Statistics: deterministic, documented, and the same bits on every target.
 
 pub mod agreement;
+pub mod bootstrap;
+pub mod cochran;
+pub mod confidence;
 pub mod correction;
 pub mod distance;
 pub mod fdist;
@@ -15,3 +18,4 @@ pub mod permdisp;
 pub mod permutation;
 pub mod power;
 pub mod proportion;
+pub mod student;

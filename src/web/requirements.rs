@@ -4,6 +4,7 @@
 use super::{fail, failed, from_js, to_js};
 use crate::requirements::session::{BrowseQuery, DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
 use crate::requirements::simulate::SimBias;
+use crate::stats::confidence::Confidence;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -113,9 +114,7 @@ impl ReqSession {
     }
 
     pub fn reports_view(&mut self, confidence: f64) -> Result<JsValue, JsValue> {
-        if !(confidence > 0.0 && confidence < 1.0) {
-            return Err(fail("input", "confidence: expected a number between 0 and 1", &()));
-        }
+        let confidence = Confidence::new(confidence).map_err(|e| fail("input", &e.to_string(), &()))?;
         to_js(&self.0.reports_view(confidence))
     }
 }

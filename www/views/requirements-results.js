@@ -225,9 +225,9 @@ export function createRequirementResults(call) {
         "Passed", "Failed", "Errors (left out upstream)", "Pass rate [interval]", "Tolerance", "Verdict", "LangBiTe's verdict"],
       r.global.map((g) => el("tr", { class: g.disagrees ? "disagrees" : null },
         [g.model, g.concern, g.language, g.input_type, g.reflection_type].map((c) => el("td", { text: c })),
-        [g.passed, g.failed, g.errors].map((c) => el("td", { class: "num", text: String(c) })),
+        [g.passed, g.failed, g.error].map((c) => el("td", { class: "num", text: String(c) })),
         el("td", { class: "num", text: interval(g.pass_rate) }), el("td", { class: "num", text: String(g.tolerance) }),
-        verdictCell(g.verdict), el("td", { text: g.reported })))));
+        verdictCell(g.verdict), el("td", { text: g.tolerance_evaluation })))));
     }
     if (r.rejudged) {
       parts.push(el("p", { id: "rq-rejudged", text: `Judged again from the responses: ${r.agree} of ${plural(r.rejudged.length, "evaluation")} ` +

@@ -4,15 +4,16 @@
 
 use super::{Session, SessionError};
 use crate::requirements::evaluate::{Rejudged, rejudge_reports};
-use crate::requirements::reanalysis::{self, GlobalRow};
+use crate::requirements::reanalysis::{self, Reread};
 use crate::requirements::reports::{self, Table};
+use crate::stats::confidence::Confidence;
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
 pub struct ReportsView {
     /// File names of the uploaded reports: responses, evaluations, global.
     pub files: [Option<String>; 3],
-    pub global: Option<Vec<GlobalRow>>,
+    pub global: Option<Vec<Reread>>,
     /// Rows where upstream's point verdict is not what the interval supports.
     pub disagreements: usize,
     /// Our verdict for each evaluations row.
@@ -44,7 +45,7 @@ impl Session {
         self.reports = Default::default();
     }
 
-    pub fn reports_view(&mut self, confidence: f64) -> ReportsView {
+    pub fn reports_view(&mut self, confidence: Confidence) -> ReportsView {
         let mut problems = vec![];
         let global = self.reports[2].as_ref().and_then(|(name, t)| {
             reanalysis::global_rows(name, t, confidence).map_err(|p| problems.push(p.to_string())).ok()

@@ -10,6 +10,7 @@ use crate::requirements::crosslang::CrossLanguage;
 use crate::requirements::evaluate::GlobalRow;
 use crate::requirements::outcome::{GroupStats, Outcome};
 use crate::requirements::summary::{self, Mode};
+use crate::stats::confidence::Confidence;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -23,14 +24,14 @@ pub struct EvalQuery {
     pub compat: bool,
     /// Seeds the community permutation tests and bootstrap.
     pub seed: u64,
-    pub confidence: f64,
+    pub confidence: Confidence,
     /// Significance level marked in the heatmap.
     pub alpha: f64,
 }
 
 impl Default for EvalQuery {
     fn default() -> Self {
-        EvalQuery { compat: false, seed: 1, confidence: 0.95, alpha: 0.05 }
+        EvalQuery { compat: false, seed: 1, confidence: Confidence::NINETY_FIVE, alpha: 0.05 }
     }
 }
 
@@ -56,9 +57,6 @@ pub struct ResultsView {
 
 impl Session {
     pub fn evaluate(&mut self, q: &EvalQuery) -> Result<ResultsView, SessionError> {
-        if !(q.confidence > 0.0 && q.confidence < 1.0) {
-            return Err(SessionError::Settings("confidence: expected a number between 0 and 1".into()));
-        }
         if !(q.alpha > 0.0 && q.alpha < 1.0) {
             return Err(SessionError::Settings("alpha: expected a number between 0 and 1".into()));
         }
