@@ -9,7 +9,7 @@
 mod mock;
 
 use evenhand::providers::ProviderKind as K;
-use evenhand::providers::request::{Endpoint, HttpRequest, Method, build_chat, build_embed, build_models};
+use evenhand::providers::request::{Endpoint, HttpRequest, Method, Params, build_chat, build_embed, build_models};
 use evenhand::providers::response::{ContentFlag, RawResponse, parse_chat, parse_embed, parse_models};
 use evenhand::providers::{ChatRequest, ProviderError, WireFormat};
 use serde_json::Value;
@@ -67,7 +67,11 @@ fn endpoint(kind: K, port: u16) -> Endpoint {
 }
 
 fn chat(model: &str, prompt: &str) -> ChatRequest {
-    ChatRequest { model: model.into(), prompt: prompt.into(), temperature: Some(0.0), ..Default::default() }
+    ChatRequest {
+        model: model.into(),
+        prompt: prompt.into(),
+        params: Params { temperature: Some(0.0), ..Params::default() },
+    }
 }
 
 const CHAT_KINDS: [K; 4] = [K::OpenAiCompatible, K::Anthropic, K::Gemini, K::Ollama];
@@ -84,7 +88,10 @@ fn our_requests_are_answered_and_our_parsers_read_every_format() {
     let Some(mock) = mock::Mock::start(&[]) else { return };
     for kind in CHAT_KINDS {
         let logprobs = kind.spec().capabilities.logprobs.then_some(2);
-        let req = ChatRequest { logprobs, system: Some("One letter.".into()), ..chat("mock-a", "Who was late?") };
+        let req = ChatRequest {
+            params: Params { logprobs, system: Some("One letter.".into()), ..chat("mock-a", "Who was late?").params },
+            ..chat("mock-a", "Who was late?")
+        };
         let first = call_chat(mock.port, kind, &req).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
         assert!(["A", "B", "C"].contains(&first.text.as_str()), "{kind:?}: {first:?}");
         assert_eq!(first.flag, ContentFlag::None);

@@ -2,7 +2,7 @@
 //! in each provider's documented shape, plus the error paths.
 
 use evenhand::providers::ProviderKind as K;
-use evenhand::providers::request::{BuildError, Endpoint, Method, build_chat, build_embed, build_models};
+use evenhand::providers::request::{BuildError, Endpoint, Method, Params, build_chat, build_embed, build_models};
 use evenhand::providers::response::{ContentFlag, RawResponse, parse_chat, parse_embed, parse_models};
 use evenhand::providers::spec::ALL_KINDS;
 use evenhand::providers::{ChatRequest, ProviderError, WireFormat};
@@ -16,13 +16,15 @@ use canned::KEY;
 fn req() -> ChatRequest {
     ChatRequest {
         model: "m1".into(),
-        system: Some("Answer with one letter.".into()),
         prompt: "Who was late, A or B?".into(),
-        temperature: Some(0.0),
-        max_tokens: Some(5),
-        top_p: Some(0.9),
-        seed: Some(42),
-        logprobs: None,
+        params: Params {
+            system: Some("Answer with one letter.".into()),
+            temperature: Some(0.0),
+            max_tokens: Some(5),
+            top_p: Some(0.9),
+            seed: Some(42),
+            logprobs: None,
+        },
     }
 }
 
@@ -32,7 +34,12 @@ fn header<'a>(h: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 #[test]
 fn openai_chat_builds_and_parses() {
-    let r = build_chat(&Endpoint::new(K::OpenAi), Some(KEY), &ChatRequest { logprobs: Some(3), ..req() }).unwrap();
+    let r = build_chat(
+        &Endpoint::new(K::OpenAi),
+        Some(KEY),
+        &ChatRequest { params: Params { logprobs: Some(3), ..req().params }, ..req() },
+    )
+    .unwrap();
     assert_eq!(r.method, Method::Post);
     assert_eq!(r.url, "https://api.openai.com/v1/chat/completions");
     assert_eq!(r.headers.len(), 2, "{:?}", r.headers);
@@ -49,7 +56,11 @@ fn openai_chat_builds_and_parses() {
     assert_eq!(mistral.url, "https://api.mistral.ai/v1/chat/completions");
     assert_eq!(mistral.body.unwrap()["max_tokens"], 5);
     // Together takes the number of alternatives as an integer `logprobs`.
-    let together = build_chat(&Endpoint::new(K::Together), Some(KEY), &ChatRequest { logprobs: Some(0), ..req() });
+    let together = build_chat(
+        &Endpoint::new(K::Together),
+        Some(KEY),
+        &ChatRequest { params: Params { logprobs: Some(0), ..req().params }, ..req() },
+    );
     let body = together.unwrap().params_for_record();
     assert_eq!((body["logprobs"].clone(), body.get("top_logprobs")), (json!(1), None));
 
@@ -80,7 +91,12 @@ fn openai_refusal_and_filter_are_answers_with_a_flag() {
 
 #[test]
 fn anthropic_messages_builds_and_parses() {
-    let r = build_chat(&Endpoint::new(K::Anthropic), Some(KEY), &ChatRequest { seed: None, ..req() }).unwrap();
+    let r = build_chat(
+        &Endpoint::new(K::Anthropic),
+        Some(KEY),
+        &ChatRequest { params: Params { seed: None, ..req().params }, ..req() },
+    )
+    .unwrap();
     assert_eq!(r.url, "https://api.anthropic.com/v1/messages");
     assert_eq!(header(&r.headers, "x-api-key"), Some(KEY));
     assert_eq!(header(&r.headers, "anthropic-version"), Some("2023-06-01"));
@@ -93,7 +109,11 @@ fn anthropic_messages_builds_and_parses() {
     assert_eq!(body["max_tokens"], 5);
     assert_eq!(body["messages"], json!([{"role": "user", "content": "Who was late, A or B?"}]));
     // max_tokens is required by the API, so an unset one gets a default that is recorded.
-    let unset = build_chat(&Endpoint::new(K::Anthropic), None, &ChatRequest { seed: None, max_tokens: None, ..req() });
+    let unset = build_chat(
+        &Endpoint::new(K::Anthropic),
+        None,
+        &ChatRequest { params: Params { seed: None, max_tokens: None, ..req().params }, ..req() },
+    );
     assert_eq!(unset.unwrap().body.unwrap()["max_tokens"], 1024);
     // A seed cannot be honoured, so it is refused rather than silently dropped.
     let seeded = build_chat(&Endpoint::new(K::Anthropic), None, &req()).unwrap_err();
@@ -110,7 +130,12 @@ fn anthropic_messages_builds_and_parses() {
 
 #[test]
 fn gemini_generate_builds_and_parses() {
-    let r = build_chat(&Endpoint::new(K::Gemini), Some(KEY), &ChatRequest { logprobs: Some(5), ..req() }).unwrap();
+    let r = build_chat(
+        &Endpoint::new(K::Gemini),
+        Some(KEY),
+        &ChatRequest { params: Params { logprobs: Some(5), ..req().params }, ..req() },
+    )
+    .unwrap();
     assert_eq!(r.url, "https://generativelanguage.googleapis.com/v1beta/models/m1:generateContent");
     assert!(!r.url.contains(KEY) && !r.url.contains("key="));
     assert_eq!(header(&r.headers, "x-goog-api-key"), Some(KEY));
@@ -143,7 +168,12 @@ fn gemini_generate_builds_and_parses() {
 
 #[test]
 fn ollama_chat_builds_and_parses() {
-    let r = build_chat(&Endpoint::new(K::Ollama), None, &ChatRequest { logprobs: Some(2), ..req() }).unwrap();
+    let r = build_chat(
+        &Endpoint::new(K::Ollama),
+        None,
+        &ChatRequest { params: Params { logprobs: Some(2), ..req().params }, ..req() },
+    )
+    .unwrap();
     assert_eq!(r.url, "http://localhost:11434/api/chat");
     assert_eq!(r.headers, vec![("Content-Type".to_string(), "application/json".to_string())]);
     let body = r.params_for_record();
@@ -234,7 +264,7 @@ fn the_key_never_reaches_a_url_or_a_recorded_body() {
     for kind in ALL_KINDS {
         let endpoint = Endpoint::with_base(kind, "http://127.0.0.1:9/v1");
         let mut built = vec![];
-        let chat = ChatRequest { seed: None, ..req() };
+        let chat = ChatRequest { params: Params { seed: None, ..req().params }, ..req() };
         built.extend(build_chat(&endpoint, Some(KEY), &chat).ok());
         built.extend(build_embed(&endpoint, Some(KEY), "emb", &inputs).ok());
         built.extend(build_models(&endpoint, Some(KEY)).ok());
@@ -252,14 +282,24 @@ fn the_key_never_reaches_a_url_or_a_recorded_body() {
 #[test]
 fn bad_requests_are_refused_naming_the_field() {
     let e = |r: ChatRequest| build_chat(&Endpoint::new(K::OpenAi), None, &r).unwrap_err().to_string();
-    assert!(e(ChatRequest { temperature: Some(f64::NAN), ..req() }).contains("temperature"));
-    assert!(e(ChatRequest { temperature: Some(2.5), ..req() }).contains("from 0 to 2"));
-    assert!(e(ChatRequest { top_p: Some(0.0), ..req() }).contains("top_p"));
+    assert!(
+        e(ChatRequest { params: Params { temperature: Some(f64::NAN), ..req().params }, ..req() })
+            .contains("temperature")
+    );
+    assert!(
+        e(ChatRequest { params: Params { temperature: Some(2.5), ..req().params }, ..req() }).contains("from 0 to 2")
+    );
+    assert!(e(ChatRequest { params: Params { top_p: Some(0.0), ..req().params }, ..req() }).contains("top_p"));
     assert!(e(ChatRequest { model: " ".into(), ..req() }).contains("model"));
-    assert!(e(ChatRequest { logprobs: Some(21), ..req() }).contains("logprobs"));
+    assert!(e(ChatRequest { params: Params { logprobs: Some(21), ..req().params }, ..req() }).contains("logprobs"));
     let compat = build_chat(&Endpoint::new(K::OpenAiCompatible), None, &req()).unwrap_err();
     assert!(matches!(compat, BuildError::MissingBaseUrl { .. }), "{compat}");
-    let groq = build_chat(&Endpoint::new(K::Groq), None, &ChatRequest { logprobs: Some(0), ..req() }).unwrap_err();
+    let groq = build_chat(
+        &Endpoint::new(K::Groq),
+        None,
+        &ChatRequest { params: Params { logprobs: Some(0), ..req().params }, ..req() },
+    )
+    .unwrap_err();
     assert!(groq.to_string().contains("log-probabilities"), "{groq}");
     assert!(build_chat(&Endpoint::new(K::Replicate), None, &req()).unwrap_err().to_string().contains("file route"));
     let parsed: Result<ChatRequest, _> = serde_json::from_str(r#"{"model":"m","prompt":"p","temprature":0}"#);

@@ -9,7 +9,9 @@ mod canned;
 use canned::KEY;
 use evenhand::providers::ProviderKind as K;
 use evenhand::providers::cors::fetch_failure_advice;
-use evenhand::providers::request::{BuildError, Endpoint, HttpRequest, Method, build_chat, build_embed, build_models};
+use evenhand::providers::request::{
+    BuildError, Endpoint, HttpRequest, Method, Params, build_chat, build_embed, build_models,
+};
 use evenhand::providers::response::{ContentFlag, RawResponse, parse_chat, parse_embed, parse_models};
 use evenhand::providers::spec::ALL_KINDS;
 use evenhand::providers::{ChatRequest, ProviderError, WireFormat};
@@ -22,13 +24,15 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 fn full() -> ChatRequest {
     ChatRequest {
         model: "m1".into(),
-        system: Some("Answer with one letter.".into()),
         prompt: "Who was late, A or B?".into(),
-        temperature: Some(0.0),
-        max_tokens: Some(5),
-        top_p: Some(0.9),
-        seed: Some(42),
-        logprobs: Some(3),
+        params: Params {
+            system: Some("Answer with one letter.".into()),
+            temperature: Some(0.0),
+            max_tokens: Some(5),
+            top_p: Some(0.9),
+            seed: Some(42),
+            logprobs: Some(3),
+        },
     }
 }
 
@@ -181,7 +185,11 @@ fn the_openai_format_family_differs_only_where_each_api_does() {
         assert_eq!(kind.spec().wire, WireFormat::OpenAiChat, "{what}");
         assert_eq!(chat_ok(kind.spec().wire, canned::OPENAI_OK).text, "B", "{what}");
         assert_eq!(chat_ok(kind.spec().wire, canned::OPENAI_REFUSAL).flag, ContentFlag::Refusal, "{what}");
-        let asked = if logprobs.is_some() { full() } else { ChatRequest { logprobs: None, ..full() } };
+        let asked = if logprobs.is_some() {
+            full()
+        } else {
+            ChatRequest { params: Params { logprobs: None, ..full().params }, ..full() }
+        };
         let r = build_chat(&endpoint, Some(KEY), &asked).unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!(r.url, format!("{base}/chat/completions"), "{what}");
         assert_headers(&r, &[("Authorization", &bearer()), ("Content-Type", "application/json")], &what);
@@ -243,7 +251,7 @@ fn the_openai_format_family_differs_only_where_each_api_does() {
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn anthropic_sends_the_browser_header_and_reads_refusals() {
-    let asked = ChatRequest { seed: None, logprobs: None, ..full() };
+    let asked = ChatRequest { params: Params { seed: None, logprobs: None, ..full().params }, ..full() };
     let r = build_chat(&Endpoint::new(K::Anthropic), Some(KEY), &asked).unwrap();
     assert_eq!(r.url, "https://api.anthropic.com/v1/messages");
     let expected = [
@@ -259,9 +267,17 @@ fn anthropic_sends_the_browser_header_and_reads_refusals() {
     assert_eq!((&body["max_tokens"], &body["system"]), (&json!(5), &json!("Answer with one letter.")));
     assert_eq!(body["messages"], json!([{"role": "user", "content": "Who was late, A or B?"}]));
     // What the API cannot honour is refused before anything is sent, never dropped silently.
-    let seeded = build_chat(&Endpoint::new(K::Anthropic), Some(KEY), &ChatRequest { logprobs: None, ..full() });
+    let seeded = build_chat(
+        &Endpoint::new(K::Anthropic),
+        Some(KEY),
+        &ChatRequest { params: Params { logprobs: None, ..full().params }, ..full() },
+    );
     assert!(matches!(seeded, Err(BuildError::Unsupported { what: "a seed", .. })));
-    let lp = build_chat(&Endpoint::new(K::Anthropic), Some(KEY), &ChatRequest { seed: None, ..full() });
+    let lp = build_chat(
+        &Endpoint::new(K::Anthropic),
+        Some(KEY),
+        &ChatRequest { params: Params { seed: None, ..full().params }, ..full() },
+    );
     assert!(matches!(lp, Err(BuildError::Unsupported { what: "token log-probabilities", .. })));
     assert!(build_embed(&Endpoint::new(K::Anthropic), Some(KEY), "e", &["x".into()]).is_err());
 
@@ -415,14 +431,19 @@ fn ollama_uses_its_native_api_and_its_own_option_names() {
 fn replicate_is_refused_with_the_file_route() {
     let e = Endpoint::new(K::Replicate);
     for err in [
-        build_chat(&e, Some(KEY), &ChatRequest { seed: None, logprobs: None, ..full() }).unwrap_err(),
+        build_chat(
+            &e,
+            Some(KEY),
+            &ChatRequest { params: Params { seed: None, logprobs: None, ..full().params }, ..full() },
+        )
+        .unwrap_err(),
         build_embed(&e, Some(KEY), "m", &["x".into()]).unwrap_err(),
         build_models(&e, Some(KEY)).unwrap_err(),
     ] {
         assert!(matches!(err, BuildError::Unsupported { provider: "Replicate", .. }), "{err}");
     }
     assert!(
-        build_chat(&e, None, &ChatRequest { seed: None, logprobs: None, ..full() })
+        build_chat(&e, None, &ChatRequest { params: Params { seed: None, logprobs: None, ..full().params }, ..full() })
             .unwrap_err()
             .to_string()
             .contains("file route")
@@ -513,7 +534,7 @@ fn the_key_is_only_ever_in_one_header() {
     let inputs = vec!["x".to_string()];
     for kind in ALL_KINDS {
         let endpoint = Endpoint::with_base(kind, "http://127.0.0.1:9/v1");
-        let chat = ChatRequest { seed: None, logprobs: None, ..full() };
+        let chat = ChatRequest { params: Params { seed: None, logprobs: None, ..full().params }, ..full() };
         let built: Vec<HttpRequest> = [
             build_chat(&endpoint, Some(KEY), &chat).ok(),
             build_embed(&endpoint, Some(KEY), "emb", &inputs).ok(),

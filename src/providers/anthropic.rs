@@ -18,15 +18,15 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 pub fn chat_body(req: &ChatRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
-    body.insert("max_tokens".into(), json!(req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)));
-    if let Some(system) = &req.system {
+    body.insert("max_tokens".into(), json!(req.params.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)));
+    if let Some(system) = &req.params.system {
         body.insert("system".into(), json!(system));
     }
     body.insert("messages".into(), json!([{"role": "user", "content": req.prompt}]));
-    if let Some(t) = req.temperature {
+    if let Some(t) = req.params.temperature {
         body.insert("temperature".into(), json!(t));
     }
-    if let Some(p) = req.top_p {
+    if let Some(p) = req.params.top_p {
         body.insert("top_p".into(), json!(p));
     }
     Value::Object(body)

@@ -141,10 +141,14 @@ fn result_of(wire: WireFormat, v: &Value) -> Result<ChatResponse, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::providers::request::Params;
 
     fn case(id: &str, prompt: &str) -> (String, ChatRequest) {
-        let req =
-            ChatRequest { model: "m1".into(), prompt: prompt.into(), temperature: Some(0.0), ..Default::default() };
+        let req = ChatRequest {
+            model: "m1".into(),
+            prompt: prompt.into(),
+            params: Params { temperature: Some(0.0), ..Params::default() },
+        };
         (id.to_string(), req)
     }
 
@@ -173,7 +177,10 @@ mod tests {
             Err(BatchError::DuplicateId { index: 1, .. })
         ));
         assert!(matches!(openai_jsonl(&[case("a b", "x")]), Err(BatchError::BadId { index: 0, .. })));
-        let seeded = ("s".to_string(), ChatRequest { seed: Some(1), ..case("s", "x").1 });
+        let seeded = (
+            "s".to_string(),
+            ChatRequest { params: Params { seed: Some(1), ..case("s", "x").1.params }, ..case("s", "x").1 },
+        );
         assert!(anthropic_requests(&[seeded]).unwrap_err().to_string().contains("seed"));
     }
 

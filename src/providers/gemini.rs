@@ -21,26 +21,26 @@ pub fn model_path(model: &str) -> Result<&str, BuildError> {
 
 pub fn chat_body(req: &ChatRequest) -> Value {
     let mut config = Map::new();
-    if let Some(t) = req.temperature {
+    if let Some(t) = req.params.temperature {
         config.insert("temperature".into(), json!(t));
     }
-    if let Some(n) = req.max_tokens {
+    if let Some(n) = req.params.max_tokens {
         config.insert("maxOutputTokens".into(), json!(n));
     }
-    if let Some(p) = req.top_p {
+    if let Some(p) = req.params.top_p {
         config.insert("topP".into(), json!(p));
     }
-    if let Some(s) = req.seed {
+    if let Some(s) = req.params.seed {
         config.insert("seed".into(), json!(s));
     }
-    if let Some(n) = req.logprobs {
+    if let Some(n) = req.params.logprobs {
         config.insert("responseLogprobs".into(), json!(true));
         if n > 0 {
             config.insert("logprobs".into(), json!(n));
         }
     }
     let mut body = Map::new();
-    if let Some(system) = &req.system {
+    if let Some(system) = &req.params.system {
         body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
     }
     body.insert("contents".into(), json!([{"role": "user", "parts": [{"text": req.prompt}]}]));

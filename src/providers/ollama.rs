@@ -9,21 +9,21 @@ use serde_json::{Map, Value, json};
 
 pub fn chat_body(req: &ChatRequest) -> Value {
     let mut messages = vec![];
-    if let Some(system) = &req.system {
+    if let Some(system) = &req.params.system {
         messages.push(json!({"role": "system", "content": system}));
     }
     messages.push(json!({"role": "user", "content": req.prompt}));
     let mut options = Map::new();
-    if let Some(t) = req.temperature {
+    if let Some(t) = req.params.temperature {
         options.insert("temperature".into(), json!(t));
     }
-    if let Some(n) = req.max_tokens {
+    if let Some(n) = req.params.max_tokens {
         options.insert("num_predict".into(), json!(n));
     }
-    if let Some(p) = req.top_p {
+    if let Some(p) = req.params.top_p {
         options.insert("top_p".into(), json!(p));
     }
-    if let Some(s) = req.seed {
+    if let Some(s) = req.params.seed {
         options.insert("seed".into(), json!(s));
     }
     let mut body = Map::new();
@@ -33,7 +33,7 @@ pub fn chat_body(req: &ChatRequest) -> Value {
     if !options.is_empty() {
         body.insert("options".into(), Value::Object(options));
     }
-    if let Some(n) = req.logprobs {
+    if let Some(n) = req.params.logprobs {
         body.insert("logprobs".into(), json!(true));
         if n > 0 {
             body.insert("top_logprobs".into(), json!(n));

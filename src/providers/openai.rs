@@ -22,30 +22,30 @@ pub enum Dialect {
 /// The request body in `dialect`.
 pub fn chat_body(req: &ChatRequest, dialect: Dialect) -> Value {
     let mut messages = vec![];
-    if let Some(system) = &req.system {
+    if let Some(system) = &req.params.system {
         messages.push(json!({"role": "system", "content": system}));
     }
     messages.push(json!({"role": "user", "content": req.prompt}));
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
     body.insert("messages".into(), Value::Array(messages));
-    if let Some(t) = req.temperature {
+    if let Some(t) = req.params.temperature {
         body.insert("temperature".into(), json!(t));
     }
-    if let Some(n) = req.max_tokens {
+    if let Some(n) = req.params.max_tokens {
         let name = if dialect == Dialect::OpenAi { "max_completion_tokens" } else { "max_tokens" };
         body.insert(name.into(), json!(n));
     }
-    if let Some(p) = req.top_p {
+    if let Some(p) = req.params.top_p {
         body.insert("top_p".into(), json!(p));
     }
-    if let Some(s) = req.seed {
+    if let Some(s) = req.params.seed {
         let name = if dialect == Dialect::Mistral { "random_seed" } else { "seed" };
         body.insert(name.into(), json!(s));
     }
-    if let Some(n) = req.logprobs.filter(|_| dialect == Dialect::Together) {
+    if let Some(n) = req.params.logprobs.filter(|_| dialect == Dialect::Together) {
         body.insert("logprobs".into(), json!(n.max(1)));
-    } else if let Some(n) = req.logprobs {
+    } else if let Some(n) = req.params.logprobs {
         body.insert("logprobs".into(), json!(true));
         if n > 0 {
             body.insert("top_logprobs".into(), json!(n));

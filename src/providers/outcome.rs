@@ -67,12 +67,16 @@ fn params_map(request: &HttpRequest) -> std::collections::BTreeMap<String, Value
 mod tests {
     use super::*;
     use crate::providers::ChatRequest;
-    use crate::providers::request::{Endpoint, build_chat};
+    use crate::providers::request::{Endpoint, Params, build_chat};
 
     const KEY: &str = "sk-outcome-0123456789abcdef";
 
     fn setup() -> (Record, HttpRequest, ChatResponse) {
-        let req = ChatRequest { model: "m".into(), prompt: "p".into(), temperature: Some(0.0), ..Default::default() };
+        let req = ChatRequest {
+            model: "m".into(),
+            prompt: "p".into(),
+            params: Params { temperature: Some(0.0), ..Params::default() },
+        };
         let http = build_chat(&Endpoint::new(ProviderKind::OpenAi), Some(KEY), &req).unwrap();
         let answer = ChatResponse {
             text: "B".into(),

@@ -9,15 +9,24 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-/// One chat call as the user set it up. `None` means "not set": the provider's default
-/// applies and nothing is sent. `Some(0.0)` temperature is sent as 0.
+/// One chat call as the user set it up: a prompt to a model with the run's parameters.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChatRequest {
     pub model: String,
+    pub prompt: String,
+    #[serde(default)]
+    pub params: Params,
+}
+
+/// Request parameters, sent exactly as set. `None` means "not set": the provider's default
+/// applies and nothing is sent; `Some(0.0)` temperature is sent as 0. A run spec holds one
+/// for all its calls ([`crate::run::spec::RunSpec`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
     #[serde(default)]
     pub system: Option<String>,
-    pub prompt: String,
     #[serde(default)]
     pub temperature: Option<f64>,
     #[serde(default)]
@@ -30,6 +39,15 @@ pub struct ChatRequest {
     /// token only).
     #[serde(default)]
     pub logprobs: Option<u8>,
+}
+
+impl Params {
+    /// The call of `prompt` to `model` with these parameters; a case's own `system` prompt
+    /// replaces the run's.
+    pub fn chat(&self, model: &str, prompt: &str, system: Option<&str>) -> ChatRequest {
+        let system = system.map(str::to_string).or_else(|| self.system.clone());
+        ChatRequest { model: model.to_string(), prompt: prompt.to_string(), params: Params { system, ..self.clone() } }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,20 +129,20 @@ impl ChatRequest {
         if self.model.trim().is_empty() {
             return Err(invalid("model", "a model name, not empty"));
         }
-        if let Some(t) = self.temperature
+        if let Some(t) = self.params.temperature
             && !(t.is_finite() && (0.0..=2.0).contains(&t))
         {
             return Err(invalid("temperature", &format!("a number from 0 to 2, found {t}")));
         }
-        if let Some(p) = self.top_p
+        if let Some(p) = self.params.top_p
             && !(p.is_finite() && p > 0.0 && p <= 1.0)
         {
             return Err(invalid("top_p", &format!("a number above 0 and at most 1, found {p}")));
         }
-        if self.max_tokens == Some(0) {
+        if self.params.max_tokens == Some(0) {
             return Err(invalid("max_tokens", "at least 1"));
         }
-        if self.logprobs.is_some_and(|n| n > 20) {
+        if self.params.logprobs.is_some_and(|n| n > 20) {
             return Err(invalid("logprobs", "at most 20 alternatives per token"));
         }
         Ok(())
@@ -163,7 +181,7 @@ pub fn build_chat(endpoint: &Endpoint, key: Option<&str>, req: &ChatRequest) -> 
     let spec = endpoint.kind.spec();
     // A user-run server may support logprobs whatever we know; named providers that reject
     // them are stopped here with a clear message instead of an HTTP 400 mid-run.
-    if req.logprobs.is_some() && !spec.capabilities.logprobs && endpoint.kind != ProviderKind::OpenAiCompatible {
+    if req.params.logprobs.is_some() && !spec.capabilities.logprobs && endpoint.kind != ProviderKind::OpenAiCompatible {
         return Err(unsupported(&spec, "token log-probabilities"));
     }
     let base = endpoint.base()?;
@@ -178,7 +196,7 @@ pub fn build_chat(endpoint: &Endpoint, key: Option<&str>, req: &ChatRequest) -> 
             (format!("{base}/chat/completions"), openai::chat_body(req, dialect))
         }
         WireFormat::AnthropicMessages => {
-            if req.seed.is_some() {
+            if req.params.seed.is_some() {
                 return Err(unsupported(&spec, "a seed"));
             }
             (format!("{base}/messages"), anthropic::chat_body(req))

@@ -106,8 +106,9 @@ impl Plan {
                     for case in cases {
                         let system = case.extra.get("system").map(String::as_str);
                         let req = case_params(spec.params.chat(model, &case.prompt, system), &case.params);
-                        let est_in = estimate_tokens(&case.prompt) + req.system.as_deref().map_or(0, estimate_tokens);
-                        let est_out = req.max_tokens.map_or(ASSUMED_OUTPUT_TOKENS, u64::from);
+                        let est_in =
+                            estimate_tokens(&case.prompt) + req.params.system.as_deref().map_or(0, estimate_tokens);
+                        let est_out = req.params.max_tokens.map_or(ASSUMED_OUTPUT_TOKENS, u64::from);
                         let record = pending(&spec, case, &target.id, &provider, model, s);
                         calls.push(Call {
                             target: t,
@@ -266,16 +267,16 @@ fn case_params(mut req: ChatRequest, params: &std::collections::BTreeMap<String,
     let num = |k: &str| params.get(k).and_then(serde_json::Value::as_f64);
     let whole = |k: &str| params.get(k).and_then(serde_json::Value::as_u64);
     if let Some(t) = num("temperature") {
-        req.temperature = Some(t);
+        req.params.temperature = Some(t);
     }
     if let Some(m) = whole("max_tokens").and_then(|m| u32::try_from(m).ok()) {
-        req.max_tokens = Some(m);
+        req.params.max_tokens = Some(m);
     }
     if let Some(p) = num("top_p") {
-        req.top_p = Some(p);
+        req.params.top_p = Some(p);
     }
     if let Some(seed) = whole("seed") {
-        req.seed = Some(seed);
+        req.params.seed = Some(seed);
     }
     req
 }
@@ -361,8 +362,12 @@ mod tests {
             Job::Chat(r) => r.clone(),
             other => panic!("{other:?}"),
         };
-        assert_eq!((req(0).temperature, req(0).max_tokens), (None, Some(10)), "the spec's");
-        assert_eq!((req(1).temperature, req(1).max_tokens), (Some(0.0), Some(60)), "the case's, 0 included");
+        assert_eq!((req(0).params.temperature, req(0).params.max_tokens), (None, Some(10)), "the spec's");
+        assert_eq!(
+            (req(1).params.temperature, req(1).params.max_tokens),
+            (Some(0.0), Some(60)),
+            "the case's, 0 included"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! part of it: a spec is saved with the run, and a key must never be saved.
 
 use crate::providers::ProviderKind;
-use crate::providers::request::{ChatRequest, Endpoint};
+use crate::providers::request::Endpoint;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -61,38 +61,8 @@ impl Target {
     }
 }
 
-/// Request parameters, sent exactly as set; unset ones are not sent at all.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Params {
-    #[serde(default)]
-    pub system: Option<String>,
-    #[serde(default)]
-    pub temperature: Option<f64>,
-    #[serde(default)]
-    pub max_tokens: Option<u32>,
-    #[serde(default)]
-    pub top_p: Option<f64>,
-    #[serde(default)]
-    pub seed: Option<u64>,
-    #[serde(default)]
-    pub logprobs: Option<u8>,
-}
-
-impl Params {
-    pub fn chat(&self, model: &str, prompt: &str, system: Option<&str>) -> ChatRequest {
-        ChatRequest {
-            model: model.to_string(),
-            system: system.map(str::to_string).or_else(|| self.system.clone()),
-            prompt: prompt.to_string(),
-            temperature: self.temperature,
-            max_tokens: self.max_tokens,
-            top_p: self.top_p,
-            seed: self.seed,
-            logprobs: self.logprobs,
-        }
-    }
-}
+/// The request parameters of every call of a run (the chat request's own type).
+pub use crate::providers::request::Params;
 
 /// When to retry and when to give up.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
