@@ -287,7 +287,11 @@ impl Row<'_> {
 /// sample_id encodes `{cat}-{template}{a|b|c|d}-{n}-{amb|dis}-{bsd|cnt}`.
 fn kobbq(file: &str, text: &str, language: &str, ds: &mut Dataset) {
     let delimiter = crate::formats::csv_table::sniff_delimiter(text);
-    let mut rdr = crate::formats::csv_table::reader(text, delimiter, crate::formats::csv_table::RowLength::Ragged);
+    let mut rdr =
+        match crate::formats::csv_table::reader(file, text, delimiter, crate::formats::csv_table::RowLength::Ragged) {
+            Ok(r) => r,
+            Err(p) => return ds.problems.push(p),
+        };
     let headers: Vec<String> = match rdr.headers() {
         Ok(h) => h.iter().map(|s| s.trim().to_string()).collect(),
         Err(e) => {

@@ -77,7 +77,7 @@ pub fn read_predictions(
         rows
     } else {
         let delimiter = formats::csv_table::sniff_delimiter(text);
-        let mut rdr = formats::csv_table::reader(text, delimiter, formats::csv_table::RowLength::Ragged);
+        let mut rdr = formats::csv_table::reader(file, text, delimiter, formats::csv_table::RowLength::Ragged)?;
         let headers: Vec<String> = rdr
             .headers()
             .map_err(|e| Problem::new(file, format!("CSV: {e}")))?

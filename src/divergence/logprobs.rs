@@ -36,7 +36,8 @@ pub fn read(file: &str, bytes: &[u8], default_model: &str) -> Result<(Vec<Logpro
     if text.trim().is_empty() {
         return Err(DivergenceError::input(file, "the log-probability table is empty"));
     }
-    let mut rdr = csv_table::reader(text, sniff_delimiter(text), RowLength::Ragged);
+    let mut rdr =
+        csv_table::reader(file, text, sniff_delimiter(text), RowLength::Ragged).map_err(DivergenceError::Input)?;
     let headers: Vec<String> = rdr
         .headers()
         .map_err(|e| DivergenceError::Input(Problem::new(file, format!("CSV header: {e}")).at_line(1)))?

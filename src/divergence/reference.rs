@@ -182,7 +182,8 @@ impl Reference {
 
     fn read_table(&mut self, text: &str, columns: Option<&Columns>, pesel: bool) -> Result<(), DivergenceError> {
         let delimiter = sniff_delimiter(text);
-        let mut rdr = csv_table::reader(text, delimiter, RowLength::Ragged);
+        let mut rdr =
+            csv_table::reader(&self.file, text, delimiter, RowLength::Ragged).map_err(DivergenceError::Input)?;
         let headers: Vec<String> = rdr
             .headers()
             .map_err(|e| DivergenceError::Input(Problem::new(&self.file, format!("CSV header: {e}")).at_line(1)))?

@@ -76,12 +76,56 @@ pub enum RowLength {
 /// with `"` and a doubled `""` inside, CRLF or LF ends a row, and cells are not trimmed (each
 /// reader trims what it compares, so a table's text survives as written). The delimiter is
 /// the caller's: [`sniff_delimiter`] for user tables, `,` for formats that fix it.
-pub fn reader(text: &str, delimiter: u8, rows: RowLength) -> csv::Reader<&[u8]> {
-    csv::ReaderBuilder::new()
+///
+/// A quoted field that never closes is refused here, before any row is read (see
+/// [`unclosed_quote`]); `file` names the file in that error.
+pub fn reader<'t>(file: &str, text: &'t str, delimiter: u8, rows: RowLength) -> Result<csv::Reader<&'t [u8]>, Problem> {
+    if let Some(line) = unclosed_quote(text, delimiter) {
+        return Err(Problem::new(
+            file,
+            "a quoted field opens here and is never closed, so every later row would be read into this one cell; \
+             close the quote (a quote inside a quoted field is written twice: \"\")",
+        )
+        .at_line(line));
+    }
+    Ok(csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(true)
         .flexible(rows == RowLength::Ragged)
-        .from_reader(text.as_bytes())
+        .from_reader(text.as_bytes()))
+}
+
+/// The line where a quoted field opens without ever closing, if one does. The csv crate reads
+/// such a field to the end of the file without a word (an unterminated quote in row 2 made rows
+/// 3, 4, ... part of its last cell), so every table reader checks this first. The scan follows
+/// the reader's rules: a field is quoted only when `"` is its first byte, `""` inside it is a
+/// literal quote, and a quote anywhere else is literal text.
+pub fn unclosed_quote(text: &str, delimiter: u8) -> Option<u64> {
+    let bytes = text.as_bytes();
+    let (mut line, mut opened) = (1u64, 0u64);
+    let (mut in_quotes, mut field_start) = (false, true);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            line += 1;
+        }
+        if in_quotes {
+            if b == b'"' {
+                if bytes.get(i + 1) == Some(&b'"') {
+                    i += 1;
+                } else {
+                    in_quotes = false;
+                }
+            }
+        } else if b == b'"' && field_start {
+            (in_quotes, opened, field_start) = (true, line, false);
+        } else {
+            field_start = b == delimiter || b == b'\n' || b == b'\r';
+        }
+        i += 1;
+    }
+    in_quotes.then_some(opened)
 }
 
 fn csv_problem(file: &str, err: &csv::Error) -> Problem {
@@ -96,7 +140,7 @@ fn csv_problem(file: &str, err: &csv::Error) -> Problem {
 /// that leaves a required field unmapped, the caller gets a [`MappingRequest`] instead.
 pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
     let delimiter = sniff_delimiter(text);
-    let mut rdr = reader(text, delimiter, RowLength::Ragged);
+    let mut rdr = reader(file, text, delimiter, RowLength::Ragged).map_err(LoadError::Syntax)?;
     let headers: Vec<String> = rdr
         .headers()
         .map_err(|e| LoadError::Syntax(csv_problem(file, &e)))?
@@ -268,12 +312,33 @@ mod tests {
     #[test]
     fn the_reader_set_up_keeps_cells_and_checks_row_length_on_request() {
         let text = "a;b\n\" x \";\"y;\"\"z\"\"\"\n1;2;3\n";
-        let rows = |length| reader(text, b';', length).records().map(|r| r.map(|r| r.len())).collect::<Vec<_>>();
-        let mut ragged = reader(text, sniff_delimiter(text), RowLength::Ragged);
+        let rows = |length| {
+            reader("t.csv", text, b';', length).unwrap().records().map(|r| r.map(|r| r.len())).collect::<Vec<_>>()
+        };
+        let mut ragged = reader("t.csv", text, sniff_delimiter(text), RowLength::Ragged).unwrap();
         let first = ragged.records().next().unwrap().unwrap();
         assert_eq!((&first[0], &first[1]), (" x ", "y;\"z\""), "quotes undone, spaces kept");
         assert!(rows(RowLength::Ragged).iter().all(Result::is_ok));
         let strict = rows(RowLength::AsHeader);
         assert!(strict[0].is_ok() && strict[1].is_err(), "{strict:?}");
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_found_at_the_line_it_opens() {
+        assert_eq!(unclosed_quote("id,r\n1,\"ok\"\n2,\"multi\nline\"\n", b','), None);
+        assert_eq!(unclosed_quote("id,r\n1,\"say \"\"hi\"\"\"\n", b','), None, "doubled quotes are literal");
+        assert_eq!(unclosed_quote("id,r\n1,5\" tall\n", b','), None, "a quote inside an unquoted field is literal");
+        assert_eq!(unclosed_quote("id,r\n1,hello\n2,\"unterminated\n3,a\n4,b\n", b','), Some(3));
+        assert_eq!(unclosed_quote("id;r\r\n1;\"x\r\n", b';'), Some(2));
+        assert_eq!(unclosed_quote("\"id,r\n", b','), Some(1));
+    }
+
+    #[test]
+    fn every_reader_refuses_an_unclosed_quote_instead_of_swallowing_the_rest() {
+        // Issue 15, defect 1: this loaded as one record whose response held the two later rows.
+        let text = "record_id,prompt,response\n1,hello,\"unterminated\n2,a,b\n3,c,d\n";
+        let Err(LoadError::Syntax(p)) = read("r.csv", text, None) else { panic!("accepted") };
+        assert_eq!((p.file.as_str(), p.line), ("r.csv", Some(2)));
+        assert!(p.message.contains("never closed"), "{p}");
     }
 }

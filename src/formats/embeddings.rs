@@ -114,7 +114,7 @@ fn number(file: &str, cell: &str, line: u64, column: u64, field: &str) -> Result
 
 fn csv_rows<'a>(file: &str, text: &'a str) -> Result<(Vec<String>, csv::StringRecordsIntoIter<&'a [u8]>), Problem> {
     let delimiter = super::csv_table::sniff_delimiter(text);
-    let mut rdr = super::csv_table::reader(text, delimiter, super::csv_table::RowLength::Ragged);
+    let mut rdr = super::csv_table::reader(file, text, delimiter, super::csv_table::RowLength::Ragged)?;
     let headers = rdr
         .headers()
         .map_err(|e| Problem::new(file, format!("CSV: {e}")).at_line(1))?

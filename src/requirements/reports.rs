@@ -103,7 +103,7 @@ impl Table {
 
 /// Reads one of the three reports, checking that `expected` columns are all there.
 pub fn read(file: &str, text: &str, expected: &[&str]) -> Result<Table, Problem> {
-    let mut rdr = csv_table::reader(text.trim_start_matches('\u{feff}'), b',', RowLength::AsHeader);
+    let mut rdr = csv_table::reader(file, text.trim_start_matches('\u{feff}'), b',', RowLength::AsHeader)?;
     let mut header: Vec<String> = rdr
         .headers()
         .map_err(|e| Problem::new(file, format!("CSV: {e}")).at_line(1))?

@@ -59,7 +59,13 @@ fn load_problem(file: &str, e: LoadError) -> Problem {
 type Rows = Vec<(u64, Record)>;
 
 fn csv_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
-    let mut rdr = csv_table::reader(text, sniff_delimiter(text), RowLength::Ragged);
+    let mut rdr = match csv_table::reader(file, text, sniff_delimiter(text), RowLength::Ragged) {
+        Ok(r) => r,
+        Err(p) => {
+            problems.push(p);
+            return vec![];
+        }
+    };
     let headers: Vec<String> = match rdr.headers() {
         Ok(h) => h.iter().map(String::from).collect(),
         Err(e) => {

@@ -4,7 +4,7 @@
 
 use super::GenerateError;
 use crate::formats::Problem;
-use crate::formats::csv_table::sniff_delimiter;
+use crate::formats::csv_table::{self, RowLength, sniff_delimiter};
 
 /// Header names compare in this form, so "Ambiguous_Context", "ambiguous_context " (GG-BBQ's
 /// trailing space) and "Ambiguous Context" are the same column.
@@ -45,11 +45,8 @@ pub(super) fn read_table(file: &str, text: &str) -> Result<(Table, Vec<Problem>)
     if text.trim().is_empty() {
         return Err(GenerateError::Empty { file: file.into() });
     }
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(sniff_delimiter(text))
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(text.as_bytes());
+    let mut reader = csv_table::reader(file, text, sniff_delimiter(text), RowLength::Ragged)
+        .map_err(|p| GenerateError::Csv { file: file.into(), line: p.line.unwrap_or(1), message: p.message })?;
     let headers: Vec<String> = reader
         .headers()
         .map_err(|e| GenerateError::Csv {
