@@ -1,7 +1,7 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { records_to_jsonl, Workspace, BbqSession, DivergenceSession, XlingSession, ReqSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
+import init, { Workspace, BbqSession, DivergenceSession, XlingSession, ReqSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
 
 let ws;
 let session; // made on first use, so the demo on load does not wait for it
@@ -105,7 +105,7 @@ const ops = {
   xlJudgeJsonl: () => xling().judge_cases_jsonl(),
   xlLoadDistances: (name, data) => xling().load_distances(name, bytes(data)),
   // Provider cases as a JSONL file for the Run tab.
-  xlCasesJsonl: (request) => records_to_jsonl(JSON.stringify(xling().run_cases(request))),
+  xlCasesJsonl: (request) => xling().run_cases_jsonl(request),
   // The divergence session writes record-table JSON already; one row per line is JSONL.
   cdCasesJsonl: (mode) => JSON.parse(cd().run_cases(mode)).map((r) => JSON.stringify(r)).join("\n") + "\n",
 
