@@ -83,8 +83,8 @@ async function boot() {
   createDivergence(call); // likewise; loads its built-in probe set in the background
   createCrosslingual(call); // likewise
   createRequirements(call).catch((err) => {
-    showIn($("rq-validation"), el("div", { class: "alert", role: "alert", text: `The Requirements tab could not start: ${errorMessage(err)}` }));
-    $("panel-req").dataset.ready = "error";
+    showIn($("requirements-validation"), el("div", { class: "alert", role: "alert", text: `The Requirements tab could not start: ${errorMessage(err)}` }));
+    $("panel-requirements").dataset.ready = "error";
   });
 
   $("run-simulated").addEventListener("click", async () => {

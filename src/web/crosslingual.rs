@@ -1,4 +1,4 @@
-//! The facade of the Cross-lingual view: one [`XlingSession`] over
+//! The facade of the Cross-lingual view: one [`CrosslingualSession`] over
 //! [`crate::crosslingual::session::Session`] (the MSQAD method).
 
 use super::{failed, from_js, to_js};
@@ -7,13 +7,13 @@ use wasm_bindgen::prelude::*;
 
 /// One open cross-lingual analysis (MSQAD method); the page's worker holds one.
 #[wasm_bindgen]
-pub struct XlingSession(crate::crosslingual::session::Session);
+pub struct CrosslingualSession(crate::crosslingual::session::Session);
 
 #[wasm_bindgen]
-impl XlingSession {
+impl CrosslingualSession {
     #[wasm_bindgen(constructor)]
-    pub fn new() -> XlingSession {
-        XlingSession(Default::default())
+    pub fn new() -> CrosslingualSession {
+        CrosslingualSession(Default::default())
     }
 
     pub fn use_builtin(&mut self) -> Result<JsValue, JsValue> {
@@ -160,7 +160,7 @@ impl XlingSession {
     }
 }
 
-impl Default for XlingSession {
+impl Default for CrosslingualSession {
     fn default() -> Self {
         Self::new()
     }

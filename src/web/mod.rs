@@ -6,9 +6,9 @@
 //! - [`demo`]: the Design, Results, Upload and Share views' [`Workspace`], with the power curve
 //!   and the batch route's download;
 //! - [`bbq`]: the Benchmarks view's [`BbqSession`];
-//! - [`crosslingual`]: the Cross-lingual view's [`XlingSession`];
+//! - [`crosslingual`]: the Cross-lingual view's [`CrosslingualSession`];
 //! - [`divergence`]: the Divergence view's [`DivergenceSession`];
-//! - [`requirements`]: the Requirements view's [`ReqSession`];
+//! - [`requirements`]: the Requirements view's [`RequirementsSession`];
 //! - [`run`]: the Run view's [`RunSession`] and provider facts;
 //! - `bench` (feature `bench` only): exports the page never calls, for the Chromium benchmarks.
 
@@ -28,10 +28,10 @@ mod run;
 pub use bbq::BbqSession;
 #[cfg(feature = "bench")]
 pub use bench::{PermanovaRun, permanova, requirements_evaluate};
-pub use crosslingual::XlingSession;
+pub use crosslingual::CrosslingualSession;
 pub use demo::{Workspace, batch_export, default_experiment, group_fields, power_chart, power_curve, record_fields};
 pub use divergence::DivergenceSession;
-pub use requirements::ReqSession;
+pub use requirements::RequirementsSession;
 pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};
 
 #[wasm_bindgen(start)]

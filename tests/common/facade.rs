@@ -39,7 +39,7 @@ pub use requirements::requirements_session_refuses_garbage_and_matches_the_core;
 use evenhand::stats::multivariate::Vectors;
 use evenhand::stats::pca::pca_2d;
 use evenhand::stats::permanova_query::PermanovaQuery;
-use evenhand::web::{self, BbqSession, DivergenceSession, Workspace, XlingSession};
+use evenhand::web::{self, BbqSession, CrosslingualSession, DivergenceSession, Workspace};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -405,7 +405,7 @@ pub fn permanova_refuses_bad_input_without_trapping() {
 }
 
 pub fn crosslingual_session_refuses_garbage_and_runs() {
-    let mut x = XlingSession::new();
+    let mut x = CrosslingualSession::new();
     assert!(x.view().is_err(), "no data yet");
     assert!(x.step(5).is_err(), "no run planned");
     for g in garbage() {
@@ -457,7 +457,7 @@ pub fn crosslingual_session_refuses_garbage_and_runs() {
 /// The page's side of a provider run: cases out, records back (failed ones counted), texts to
 /// embed out, vectors back with their model, judge cases out, replies back as verdicts.
 pub fn crosslingual_provider_run_contract() {
-    let mut x = XlingSession::new();
+    let mut x = CrosslingualSession::new();
     assert!(x.run_cases(Object::new().into()).is_err(), "no question set yet");
     assert!(x.embed_items().is_err() && x.judge_cases().is_err(), "no records yet");
     x.use_builtin().unwrap();
@@ -514,7 +514,7 @@ pub fn crosslingual_provider_run_contract() {
 /// as JSONL, a run's vectors in place of the old ones, judge cases as JSONL, and a matrix whose
 /// errors carry their line and column.
 pub fn crosslingual_page_runs_and_distances() {
-    let mut x = XlingSession::new();
+    let mut x = CrosslingualSession::new();
     assert!(x.embed_texts(Some(true)).is_err() && x.judge_cases_jsonl().is_err(), "no records yet");
     assert!(x.load_distances("d.csv", b",a\na,0\n").is_err());
     let records = concat!(
