@@ -17,6 +17,7 @@ import { createRequirements } from "./views/requirements.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+/** @type {import("./rpc.js").AnalysisCall} */
 const call = connect(worker);
 const showTab = setupTabs(document.querySelector('[role="tablist"]'));
 

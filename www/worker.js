@@ -3,14 +3,21 @@
 // the main thread talks to it through rpc.js.
 import init, { Workspace, BbqSession, DivergenceSession, CrosslingualSession, RequirementsSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
 
+// Every operation below calls the facade through these typed handles (www/pkg/evenhand.d.ts),
+// so a facade method renamed or removed without its operation fails `npx tsc -p jsconfig.json`.
+/** @type {Workspace} */
 let ws;
 // One session per method's tab, made on first use, so the demo on load does not wait for them.
+/** @type {BbqSession} */
 let bbqSession;
 const bbq = () => (bbqSession ??= new BbqSession());
+/** @type {DivergenceSession} */
 let divergenceSession;
 const divergence = () => (divergenceSession ??= new DivergenceSession());
+/** @type {CrosslingualSession} */
 let crosslingualSession;
 const crosslingual = () => (crosslingualSession ??= new CrosslingualSession());
+/** @type {RequirementsSession} */
 let requirementsSession;
 const requirements = () => (requirementsSession ??= new RequirementsSession());
 const ready = init().then(
@@ -25,6 +32,7 @@ const ready = init().then(
 // Byte arrays arrive as ArrayBuffers or typed arrays; the wasm wants a Uint8Array.
 const bytes = (b) => (b instanceof Uint8Array ? b : new Uint8Array(b));
 
+/** The operations the page calls through rpc.js; `Ops` types its `call`. @typedef {typeof ops} Ops */
 const ops = {
   info: () => ({
     version: version(),

@@ -13,6 +13,7 @@ function located(err) {
   return errorMessage(err);
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createCrosslingualRuns(call, refresh) {
   const result = $("crosslingual-runs-result");
   const ok = (text) => showIn(result, el("p", { class: "success", role: "status", text }));
@@ -54,8 +55,8 @@ export function createCrosslingualRuns(call, refresh) {
   });
 
   $("crosslingual-distances-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     const box = $("crosslingual-distances-result");
     try {

@@ -28,6 +28,7 @@ function wholeNumber(id, name, min, max) {
   return x;
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createCrosslingualSetup(call, onData) {
   let cancelled = false;
   let running = false;
@@ -51,8 +52,8 @@ export function createCrosslingualSetup(call, onData) {
 
   $("crosslingual-builtin").addEventListener("click", useBuiltin);
   $("crosslingual-questions-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
       showSet(await call("crosslingualLoadQuestions", file.name, await file.arrayBuffer()));
@@ -149,8 +150,8 @@ export function createCrosslingualSetup(call, onData) {
   });
 
   $("crosslingual-records-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     const box = $("crosslingual-upload-result");
     try {
@@ -166,8 +167,8 @@ export function createCrosslingualSetup(call, onData) {
   });
 
   $("crosslingual-embeddings-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     const box = $("crosslingual-upload-result");
     try {
@@ -182,6 +183,7 @@ export function createCrosslingualSetup(call, onData) {
   return { useBuiltin };
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createCrosslingual(call) {
   let last = null;
   const dashboard = createCrosslingualDashboard();

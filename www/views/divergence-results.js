@@ -15,6 +15,7 @@ const num = (x, metric, digits = 4) => el("td", { class: "num", "data-metric": m
 
 const isSimulated = (model) => model.startsWith("sim:");
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createDivergenceResults(call) {
   let analysis = null;
   const comparison = new Map(); // "probe set|mode|model" -> row data

@@ -22,6 +22,7 @@ function number(id, name, min, max, whole = false) {
   return x;
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createDivergence(call) {
   const results = createDivergenceResults(call);
   let state = null;
@@ -121,8 +122,8 @@ export function createDivergence(call) {
       showIn($("divergence-probes-result"), alert(el("p", { text: errorMessage(err) })))));
   });
   $("divergence-probes-file").addEventListener("change", async (event) => {
-    const [file] = event.target.files;
-    event.target.value = "";
+    const [file] = /** @type {HTMLInputElement} */ (event.target).files;
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
       const s = await call("divergenceLoadProbes", file.name, await file.arrayBuffer());
@@ -137,8 +138,8 @@ export function createDivergence(call) {
 
   // 2. References.
   $("divergence-ref-file").addEventListener("change", async (event) => {
-    const files = [...event.target.files];
-    event.target.value = "";
+    const files = [.../** @type {HTMLInputElement} */ (event.target).files];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     const out = [];
     for (const file of files) {
       try {
@@ -201,10 +202,10 @@ export function createDivergence(call) {
       showIn($("divergence-data-result"), alert(el("p", { text: errorMessage(err) })));
     }
   });
-  for (const [id, op] of [["divergence-logprobs-file", "divergenceLoadLogprobs"], ["divergence-records-file", "divergenceLoadRecords"]]) {
+  for (const [id, op] of /** @type {const} */ ([["divergence-logprobs-file", "divergenceLoadLogprobs"], ["divergence-records-file", "divergenceLoadRecords"]])) {
     $(id).addEventListener("change", async (event) => {
-      const [file] = event.target.files;
-      event.target.value = "";
+      const [file] = /** @type {HTMLInputElement} */ (event.target).files;
+      /** @type {HTMLInputElement} */ (event.target).value = "";
       if (!file) return;
       try {
         showIn($("divergence-data-result"), dataLoaded(await call(op, file.name, await file.arrayBuffer())));

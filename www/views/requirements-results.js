@@ -54,6 +54,7 @@ function crossTable(cross) {
     [String(p.templates), String(p.a_only), String(p.b_only), p3(p.p_value), p3(p.p_holm)].map((x) => el("td", { class: "num", text: x })))));
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createRequirementResults(call) {
   async function evaluate() {
     let query;
@@ -180,8 +181,8 @@ export function createRequirementResults(call) {
     }
   });
   $("requirements-judge-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
       showJudge(await call("requirementsLoadJudge", file.name, await file.arrayBuffer()));
@@ -192,8 +193,8 @@ export function createRequirementResults(call) {
 
   // LangBiTe's reports: each file recognised by its header, then read again together.
   $("requirements-reports-file").addEventListener("change", async (event) => {
-    const files = [...event.target.files];
-    event.target.value = "";
+    const files = [.../** @type {HTMLInputElement} */ (event.target).files];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     const loaded = [];
     const errors = [];
     for (const file of files) {

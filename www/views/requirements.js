@@ -53,6 +53,7 @@ function table(headers, rows) {
     el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c) => el("td", { text: c })))))));
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export async function createRequirements(call) {
   const catalogue = await call("requirementsCatalogue");
   let scenario = JSON.parse(await call("requirementsDefaultScenario"));
@@ -64,6 +65,7 @@ export async function createRequirements(call) {
 
   // Our superset's settings (the scenario's "evenhand" key) <-> the preview, run, results and
   // judge fields, so a downloaded scenario carries them and an opened one restores them.
+  /** @type {[string, (e: any) => any][]} */
   const SETTINGS = [
     ["requirements-seed", (e) => e.seed], ["requirements-samples", (e) => e.samples],
     ["requirements-confidence", (e) => e.statistics?.confidence], ["requirements-alpha", (e) => e.statistics?.alpha],
@@ -167,8 +169,8 @@ export async function createRequirements(call) {
   }
 
   $("requirements-form").addEventListener("change", (e) => {
-    if (e.target.id === "requirements-req") {
-      selected = Number(e.target.value);
+    if (/** @type {HTMLInputElement} */ (e.target).id === "requirements-req") {
+      selected = Number(/** @type {HTMLInputElement} */ (e.target).value);
       fillForm();
       return;
     }
@@ -214,8 +216,8 @@ export async function createRequirements(call) {
     download("scenario.json", text, "application/json");
   });
   $("requirements-scenario-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     $("requirements-json").value = await file.text();
     await fromJson();
@@ -262,8 +264,8 @@ export async function createRequirements(call) {
     await browse();
   });
   $("requirements-lib-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     const language = $("requirements-lib-language").value.trim();
     try {
@@ -362,8 +364,8 @@ export async function createRequirements(call) {
     await results.evaluate();
   });
   $("requirements-records-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
       const r = await call("requirementsLoadRecords", file.name, await file.arrayBuffer());

@@ -6,7 +6,9 @@
 import { $, busy, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { requirementsDataChanged, crosslingualDataChanged } from "../handover.js";
 
-/** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session). */
+/** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session).
+ * @param {import("../rpc.js").RunCall} runCall
+ * @param {import("../rpc.js").AnalysisCall} call */
 export function createHandback(runCall, call) {
   const box = $("run-handback");
   let shown = ""; // the run and kind the box was built for
