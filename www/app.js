@@ -19,6 +19,7 @@ import { registerOffline } from "./offline.js";
 
 // Started first, so the wasm downloads and the demo computes while the page sets up.
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+/** @type {import("./rpc.js").AnalysisCall} */
 const call = connect(worker);
 const showTab = setupTabs(document.querySelector('[role="tablist"]'));
 
@@ -87,8 +88,8 @@ async function boot() {
   createDivergence(call); // likewise; loads its built-in probe set in the background
   createCrosslingual(call); // likewise
   createRequirements(call).catch((err) => {
-    showIn($("rq-validation"), el("div", { class: "alert", role: "alert", text: `The Requirements tab could not start: ${errorMessage(err)}` }));
-    $("panel-req").dataset.ready = "error";
+    showIn($("requirements-validation"), el("div", { class: "alert", role: "alert", text: `The Requirements tab could not start: ${errorMessage(err)}` }));
+    $("panel-requirements").dataset.ready = "error";
   });
 
   $("run-simulated").addEventListener("click", async () => {

@@ -30,7 +30,8 @@ async function fetchOk(url) {
 
 const fileName = (url) => decodeURIComponent(new URL(url).pathname.split("/").pop() || "records");
 
-/** Opens bundle text in the worker; `base` resolves a relative records_url. */
+/** Opens bundle text in the worker; `base` resolves a relative records_url.
+ * @param {import("./rpc.js").AnalysisCall} call */
 export async function openBundleText(call, name, text, base = location.href) {
   const recordsUrl = await call("bundleRecordsUrl", text);
   if (!recordsUrl) return call("openBundle", name, text);
@@ -39,7 +40,8 @@ export async function openBundleText(call, name, text, base = location.href) {
   return call("openBundle", name, text, fileName(url), bytes);
 }
 
-/** Fetches and opens the bundle at `address` (absolute, or relative to this page). */
+/** Fetches and opens the bundle at `address` (absolute, or relative to this page).
+ * @param {import("./rpc.js").AnalysisCall} call */
 export async function openBundleUrl(call, address) {
   let url;
   try {

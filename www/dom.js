@@ -22,6 +22,8 @@ export function el(tag, props = {}, ...children) {
   return node;
 }
 
+/** An element by id; `any`, as the page reads .value, .files, .tBodies of many element kinds.
+ *  @returns {any} */
 export const $ = (id) => document.getElementById(id);
 
 /** Shows `content` in an alert box (or hides the box when there is none). */

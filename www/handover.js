@@ -1,10 +1,10 @@
 // Hand-overs between tabs, as DOM events on document so no view imports another: a method tab
 // hands provider cases to the Run tab ("evenhand:run-cases"), and the Run tab tells the
-// Cross-lingual tab that a run's vectors or verdicts reached its session ("evenhand:xl-data"),
-// or the Requirements tab that its records or judge replies did ("evenhand:rq-data").
+// Cross-lingual tab that a run's vectors or verdicts reached its session ("evenhand:crosslingual-data"),
+// or the Requirements tab that its records or judge replies did ("evenhand:requirements-data").
 
 const RUN_CASES = "evenhand:run-cases";
-const XL_DATA = "evenhand:xl-data";
+const CROSSLINGUAL_DATA = "evenhand:crosslingual-data";
 
 // The last cases handed over, for a Run tab that starts listening later (it waits for its worker).
 let lastCases = null;
@@ -21,20 +21,20 @@ export function onRunCases(fn) {
 }
 
 /** `message`: what reached the session, shown in the Cross-lingual tab. */
-export function xlDataChanged(message) {
-  document.dispatchEvent(new CustomEvent(XL_DATA, { detail: { message } }));
-  showTab("xling");
+export function crosslingualDataChanged(message) {
+  document.dispatchEvent(new CustomEvent(CROSSLINGUAL_DATA, { detail: { message } }));
+  showTab("crosslingual");
 }
-export const onXlData = (fn) => document.addEventListener(XL_DATA, (e) => fn(e.detail));
+export const onCrosslingualData = (fn) => document.addEventListener(CROSSLINGUAL_DATA, (e) => fn(e.detail));
 
-const RQ_DATA = "evenhand:rq-data";
+const REQUIREMENTS_DATA = "evenhand:requirements-data";
 /** A run's records or judge replies reached the Requirements session: `what` is "records" or
  *  "judge", `result` what the session said. Shows the Requirements tab. */
-export function rqDataChanged(what, result) {
-  document.dispatchEvent(new CustomEvent(RQ_DATA, { detail: { what, result } }));
-  showTab("req");
+export function requirementsDataChanged(what, result) {
+  document.dispatchEvent(new CustomEvent(REQUIREMENTS_DATA, { detail: { what, result } }));
+  showTab("requirements");
 }
-export const onRqData = (fn) => document.addEventListener(RQ_DATA, (e) => fn(e.detail));
+export const onRequirementsData = (fn) => document.addEventListener(REQUIREMENTS_DATA, (e) => fn(e.detail));
 
 export function showTab(name) {
   document.getElementById(`tab-${name}`)?.click();

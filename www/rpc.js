@@ -1,6 +1,21 @@
 // Promise-based calls into the worker that holds the wasm: call("op", ...args) sends
 // {id, op, args} and settles when {id, ok, value | error} comes back.
 
+/**
+ * A typed `call` into a worker whose operation table is `Ops` (worker.js's or run-worker.js's
+ * `ops`): an operation name the table lacks fails the type check (`npx tsc -p jsconfig.json`).
+ * @template Ops
+ * @typedef {<K extends keyof Ops & string>(op: K, ...args: Ops[K] extends (...a: infer A) => any ? A : never)
+ *   => Promise<Ops[K] extends (...a: any[]) => infer R ? Awaited<R> : never>} Call
+ */
+
+/** The analysis worker's calls (worker.js). @typedef {Call<import("./worker.js").Ops>} AnalysisCall */
+/** The run worker's calls (run-worker.js). @typedef {Call<import("./run-worker.js").Ops>} RunCall */
+
+/**
+ * @param {Worker} worker
+ * @returns {(op: string, ...args: any[]) => Promise<any>} typed by the caller as an AnalysisCall or a RunCall
+ */
 export function connect(worker) {
   let next = 1;
   const pending = new Map();

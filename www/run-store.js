@@ -26,6 +26,7 @@ export function openStore() {
   return opening;
 }
 
+/** @returns {Promise<void>} */
 const done = (tx) => new Promise((resolve, reject) => {
   tx.oncomplete = () => resolve();
   tx.onerror = () => reject(tx.error);

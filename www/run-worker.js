@@ -219,6 +219,7 @@ function planned(session) {
   return { estimate: session.estimate(), spec: session.spec(), calls: session.calls() };
 }
 
+/** The operations the Run view calls through rpc.js; `Ops` types its `call`. @typedef {typeof ops} Ops */
 const ops = {
   providers: () => ({ specs: provider_specs(), prices: builtin_prices() }),
 

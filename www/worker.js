@@ -1,17 +1,25 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { records_to_jsonl, Workspace, BbqSession, DivergenceSession, XlingSession, ReqSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
+import init, { Workspace, BbqSession, DivergenceSession, CrosslingualSession, RequirementsSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
 
+// Every operation below calls the facade through these typed handles (www/pkg/evenhand.d.ts),
+// so a facade method renamed or removed without its operation fails `npx tsc -p jsconfig.json`.
+/** @type {Workspace} */
 let ws;
-let session; // made on first use, so the demo on load does not wait for it
-const bbq = () => (session ??= new BbqSession());
-let divergence; // the Divergence tab's session, made on first use
-const cd = () => (divergence ??= new DivergenceSession());
-let xlingSession;
-const xling = () => (xlingSession ??= new XlingSession());
-let reqSession; // the Requirements tab's session
-const rq = () => (reqSession ??= new ReqSession());
+// One session per method's tab, made on first use, so the demo on load does not wait for them.
+/** @type {BbqSession} */
+let bbqSession;
+const bbq = () => (bbqSession ??= new BbqSession());
+/** @type {DivergenceSession} */
+let divergenceSession;
+const divergence = () => (divergenceSession ??= new DivergenceSession());
+/** @type {CrosslingualSession} */
+let crosslingualSession;
+const crosslingual = () => (crosslingualSession ??= new CrosslingualSession());
+/** @type {RequirementsSession} */
+let requirementsSession;
+const requirements = () => (requirementsSession ??= new RequirementsSession());
 const ready = init().then(
   () => {
     ws = new Workspace(); // opens on the built-in demo
@@ -24,6 +32,7 @@ const ready = init().then(
 // Byte arrays arrive as ArrayBuffers or typed arrays; the wasm wants a Uint8Array.
 const bytes = (b) => (b instanceof Uint8Array ? b : new Uint8Array(b));
 
+/** The operations the page calls through rpc.js; `Ops` types its `call`. @typedef {typeof ops} Ops */
 const ops = {
   info: () => ({
     version: version(),
@@ -60,74 +69,74 @@ const ops = {
   bbqRows: (query) => bbq().rows(query ?? null),
 
   // The Divergence tab.
-  cdUseBuiltin: (id) => cd().use_builtin(id),
-  cdLoadProbes: (name, data) => cd().load_probes(name, bytes(data)),
-  cdAddReference: (culture, aspect, name, data, shape, columns) =>
-    cd().add_reference(culture, aspect, name, bytes(data), shape ?? undefined, columns ?? null),
-  cdClearReferences: () => cd().clear_references(),
-  cdLoadLogprobs: (name, data) => cd().load_logprobs(name, bytes(data)),
-  cdLoadRecords: (name, data) => cd().load_records(name, bytes(data)),
-  cdSimulate: (request) => cd().simulate(request),
-  cdAnalyze: (settings) => cd().analyze(settings),
-  cdChart: (model, context) => cd().chart(model, context),
-  cdState: () => cd().state(),
-  cdDataCsv: () => cd().data_csv(),
-  cdExport: (format) => cd().export(format),
+  divergenceUseBuiltin: (id) => divergence().use_builtin(id),
+  divergenceLoadProbes: (name, data) => divergence().load_probes(name, bytes(data)),
+  divergenceAddReference: (culture, aspect, name, data, shape, columns) =>
+    divergence().add_reference(culture, aspect, name, bytes(data), shape ?? undefined, columns ?? null),
+  divergenceClearReferences: () => divergence().clear_references(),
+  divergenceLoadLogprobs: (name, data) => divergence().load_logprobs(name, bytes(data)),
+  divergenceLoadRecords: (name, data) => divergence().load_records(name, bytes(data)),
+  divergenceSimulate: (request) => divergence().simulate(request),
+  divergenceAnalyze: (settings) => divergence().analyze(settings),
+  divergenceChart: (model, context) => divergence().chart(model, context),
+  divergenceState: () => divergence().state(),
+  divergenceDataCsv: () => divergence().data_csv(),
+  divergenceExport: (format) => divergence().export(format),
 
   // The Cross-lingual tab. A simulated run is planned once and then stepped, so the page can
   // show progress and cancel between steps.
-  xlUseBuiltin: () => xling().use_builtin(),
-  xlLoadQuestions: (name, data) => xling().load_questions(name, bytes(data)),
-  xlPlanRun: (request) => xling().plan_run(request),
-  xlStep: (cases) => xling().step(cases),
-  xlCancel: () => xling().cancel(),
-  xlLoadRecords: (name, data) => xling().load_records(name, bytes(data)),
-  xlUseReferences: () => xling().use_references(),
-  xlLoadEmbeddings: (name, data) => xling().load_embeddings(name, bytes(data)),
-  xlSetSettings: (settings) => xling().set_settings(settings),
-  xlSettings: () => xling().settings(),
-  xlView: () => ({ ...xling().view(), distances: xling().distances() ?? null }),
-  xlExport: (format) => xling().export(format),
-  xlPermPlan: (settings) => xling().permanova_plan(settings),
-  xlPermStep: (tests) => xling().permanova_step(tests),
-  xlPermCancel: () => xling().permanova_cancel(),
+  crosslingualUseBuiltin: () => crosslingual().use_builtin(),
+  crosslingualLoadQuestions: (name, data) => crosslingual().load_questions(name, bytes(data)),
+  crosslingualPlanRun: (request) => crosslingual().plan_run(request),
+  crosslingualStep: (cases) => crosslingual().step(cases),
+  crosslingualCancel: () => crosslingual().cancel(),
+  crosslingualLoadRecords: (name, data) => crosslingual().load_records(name, bytes(data)),
+  crosslingualUseReferences: () => crosslingual().use_references(),
+  crosslingualLoadEmbeddings: (name, data) => crosslingual().load_embeddings(name, bytes(data)),
+  crosslingualSetSettings: (settings) => crosslingual().set_settings(settings),
+  crosslingualSettings: () => crosslingual().settings(),
+  crosslingualView: () => ({ ...crosslingual().view(), distances: crosslingual().distances() ?? null }),
+  crosslingualExport: (format) => crosslingual().export(format),
+  crosslingualPermPlan: (settings) => crosslingual().permanova_plan(settings),
+  crosslingualPermStep: (tests) => crosslingual().permanova_step(tests),
+  crosslingualPermCancel: () => crosslingual().permanova_cancel(),
   // Provider runs (the run engine sends them): cases out, records and vectors back.
-  xlRunCases: (request) => xling().run_cases(request),
-  xlEmbedItems: () => xling().embed_items(),
-  xlAddEmbeddings: (batch) => xling().add_embeddings(batch),
-  xlClearEmbeddings: () => xling().clear_embeddings(),
-  xlJudgeCases: () => xling().judge_cases(),
-  xlLoadJudge: (name, data) => xling().load_judge(name, bytes(data)),
+  crosslingualRunCases: (request) => crosslingual().run_cases(request),
+  crosslingualEmbedItems: () => crosslingual().embed_items(),
+  crosslingualAddEmbeddings: (batch) => crosslingual().add_embeddings(batch),
+  crosslingualClearEmbeddings: () => crosslingual().clear_embeddings(),
+  crosslingualJudgeCases: () => crosslingual().judge_cases(),
+  crosslingualLoadJudge: (name, data) => crosslingual().load_judge(name, bytes(data)),
   // The Run tab's inputs (JSONL) and what comes back: an embedding run's vectors replace the
-  // earlier ones; a judge run's records become verdicts (xlLoadJudge).
-  xlEmbedTexts: (all) => xling().embed_texts(Boolean(all)),
-  xlUseEmbeddingRun: (batch) => xling().use_embedding_run(batch),
-  xlJudgeJsonl: () => xling().judge_cases_jsonl(),
-  xlLoadDistances: (name, data) => xling().load_distances(name, bytes(data)),
+  // earlier ones; a judge run's records become verdicts (crosslingualLoadJudge).
+  crosslingualEmbedTexts: (all) => crosslingual().embed_texts(Boolean(all)),
+  crosslingualUseEmbeddingRun: (batch) => crosslingual().use_embedding_run(batch),
+  crosslingualJudgeJsonl: () => crosslingual().judge_cases_jsonl(),
+  crosslingualLoadDistances: (name, data) => crosslingual().load_distances(name, bytes(data)),
   // Provider cases as a JSONL file for the Run tab.
-  xlCasesJsonl: (request) => records_to_jsonl(JSON.stringify(xling().run_cases(request))),
+  crosslingualCasesJsonl: (request) => crosslingual().run_cases_jsonl(request),
   // The divergence session writes record-table JSON already; one row per line is JSONL.
-  cdCasesJsonl: (mode) => JSON.parse(cd().run_cases(mode)).map((r) => JSON.stringify(r)).join("\n") + "\n",
+  divergenceCasesJsonl: (mode) => JSON.parse(divergence().run_cases(mode)).map((r) => JSON.stringify(r)).join("\n") + "\n",
 
   // The Requirements tab.
-  rqDefaultScenario: () => ReqSession.default_scenario(),
-  rqCatalogue: () => rq().catalogue(),
-  rqSetScenario: (text) => rq().set_scenario(text),
-  rqLoadLibrary: (language, name, data) => rq().load_library(language, name, bytes(data)),
-  rqUseBuiltin: () => rq().use_builtin(),
-  rqBrowse: (query) => rq().browse(query),
-  rqPreview: (query) => rq().preview(query),
-  rqPlan: (query) => rq().plan(query),
-  rqSimulate: (settings) => rq().simulate(settings),
-  rqLoadRecords: (name, data) => rq().load_records(name, bytes(data)),
-  rqRecordsJsonl: () => rq().records_jsonl(),
-  rqEvaluate: (query) => rq().evaluate(query),
-  rqFiles: (timestamp) => rq().files(timestamp),
-  rqJudgeCases: (perOutcome, seed) => rq().judge_cases(perOutcome, seed),
-  rqLoadJudge: (name, data) => rq().load_judge(name, bytes(data)),
-  rqLoadReport: (name, text) => rq().load_report(name, text),
-  rqClearReports: () => rq().clear_reports(),
-  rqReportsView: (confidence) => rq().reports_view(confidence),
+  requirementsDefaultScenario: () => RequirementsSession.default_scenario(),
+  requirementsCatalogue: () => requirements().catalogue(),
+  requirementsSetScenario: (text) => requirements().set_scenario(text),
+  requirementsLoadLibrary: (language, name, data) => requirements().load_library(language, name, bytes(data)),
+  requirementsUseBuiltin: () => requirements().use_builtin(),
+  requirementsBrowse: (query) => requirements().browse(query),
+  requirementsPreview: (query) => requirements().preview(query),
+  requirementsPlan: (query) => requirements().plan(query),
+  requirementsSimulate: (settings) => requirements().simulate(settings),
+  requirementsLoadRecords: (name, data) => requirements().load_records(name, bytes(data)),
+  requirementsRecordsJsonl: () => requirements().records_jsonl(),
+  requirementsEvaluate: (query) => requirements().evaluate(query),
+  requirementsFiles: (timestamp) => requirements().files(timestamp),
+  requirementsJudgeCases: (perOutcome, seed) => requirements().judge_cases(perOutcome, seed),
+  requirementsLoadJudge: (name, data) => requirements().load_judge(name, bytes(data)),
+  requirementsLoadReport: (name, text) => requirements().load_report(name, text),
+  requirementsClearReports: () => requirements().clear_reports(),
+  requirementsReportsView: (confidence) => requirements().reports_view(confidence),
 
   // The batch route (Upload tab): provider batch files out, their results into the workspace.
   batchExport: (settings, name, data) => batch_export(settings, name, bytes(data)),

@@ -3,7 +3,7 @@
 // ?pkg=DIR loads another build of the module (e.g. one with function names kept, for
 // bench/web/profile.mjs); the page's own build by default.
 const pkg = new URLSearchParams(location.search).get("pkg") ?? "../../www/pkg";
-const { default: init, langbite_evaluate } = await import(`${pkg}/evenhand.js`);
+const { default: init, requirements_evaluate } = await import(`${pkg}/evenhand.js`);
 
 const out = document.getElementById("out");
 try {
@@ -14,7 +14,7 @@ try {
   ]);
   const bytes = new Uint8Array(records);
   const start = performance.now();
-  const s = langbite_evaluate(scenario, "records.csv", bytes, { seed: 1, confidence: 0.95, sample: true });
+  const s = requirements_evaluate(scenario, "records.csv", bytes, { seed: 1, confidence: 0.95, sample: true });
   const seconds = (performance.now() - start) / 1000;
   out.textContent = JSON.stringify({
     seconds,

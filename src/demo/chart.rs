@@ -3,7 +3,7 @@
 
 use crate::demo::analysis::{Analysis, Verdict};
 use crate::report::svg::{AMBER, GREEN, GREY, Pen, RED, Svg};
-use crate::stats::power::PowerPoint;
+use crate::stats::power::{self, PowerError, PowerPoint, PowerQuery};
 
 const INK: &str = "#222";
 const GRID: &str = "#e0e0e0";
@@ -191,4 +191,29 @@ mod tests {
         assert!(!svg.contains("<script>"));
         assert!(svg.contains("&lt;script&gt;x&lt;/script&gt;&quot;"));
     }
+}
+
+/// Power by simulation with its chart, as the Design view shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PowerCurve {
+    pub chart_svg: String,
+    pub points: Vec<PowerPoint>,
+}
+
+/// The power points of `q` and their chart.
+pub fn power_with_chart(q: &PowerQuery) -> Result<PowerCurve, PowerError> {
+    let points = power::power(q)?;
+    Ok(PowerCurve { chart_svg: power_figure(q, &points), points })
+}
+
+/// The chart of points computed earlier (one size at a time), captioned with the two rates
+/// and the level of `q`.
+pub fn power_figure(q: &PowerQuery, points: &[PowerPoint]) -> String {
+    let caption = format!(
+        "Power to tell {:.0}% from {:.0}% biased answers (α = {})",
+        q.rate_a * 100.0,
+        q.rate_b * 100.0,
+        q.alpha
+    );
+    power_curve(points, &caption)
 }

@@ -8,6 +8,7 @@ use crate::demo::share::{self, ShareError, ShareState};
 use crate::demo::{self, Experiment, ExperimentError};
 use crate::formats::{self, ColumnMapping, FileFormat, LoadError, Problem};
 use crate::record::{Record, Status};
+use crate::run::batch_plan::{ImportReport, Imported};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -75,6 +76,13 @@ pub struct BundleSummary {
     pub identical: Option<bool>,
     pub records_rebuilt: Option<bool>,
     pub problems: Vec<Problem>,
+}
+
+/// What loading a batch's results reports: the batch's own account and the record load's.
+#[derive(Debug, Clone, Serialize)]
+pub struct BatchLoad {
+    pub report: ImportReport,
+    pub load: LoadSummary,
 }
 
 #[derive(Debug, thiserror::Error, Serialize)]
@@ -146,6 +154,14 @@ impl Workspace {
             Settings::default().group_by
         };
         Ok(summary)
+    }
+
+    /// A provider batch's results, read against its plan, as the workspace's records:
+    /// through the record-file reader, so they load exactly as a downloaded file would.
+    pub fn load_batch(&mut self, results_name: &str, imported: Imported) -> Result<BatchLoad, WorkspaceError> {
+        let jsonl = formats::write(&imported.records, FileFormat::Jsonl);
+        let load = self.load(results_name, jsonl.as_bytes(), None)?;
+        Ok(BatchLoad { report: imported.report, load })
     }
 
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), WorkspaceError> {

@@ -303,6 +303,16 @@ impl Session {
         }
     }
 
+    /// The last results as CSV or JSON.
+    pub fn export(&self, format: &str) -> Result<String, DivergenceError> {
+        let a = self.last.as_ref().ok_or_else(|| DivergenceError::Setting("nothing has been analyzed yet".into()))?;
+        match format {
+            "csv" => Ok(super::export::results_csv(a)),
+            "json" => serde_json::to_string_pretty(a).map_err(|e| DivergenceError::Setting(e.to_string())),
+            other => Err(DivergenceError::Setting(format!("format: expected csv or json, found {other:?}"))),
+        }
+    }
+
     pub fn state(&self) -> State {
         let refs = self.references();
         State {

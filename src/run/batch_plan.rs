@@ -124,6 +124,34 @@ pub struct Export {
     pub warnings: Vec<String>,
 }
 
+/// A batch file as the Upload view offers it: the file, with only the first few custom_id /
+/// record_id pairs to show (the file holds them all).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Download {
+    pub file_name: String,
+    pub mime: &'static str,
+    pub text: String,
+    pub requests: usize,
+    pub warnings: Vec<String>,
+    pub first_ids: Vec<IdPair>,
+}
+
+/// How many id pairs a [`Download`] shows.
+const SHOWN_IDS: usize = 5;
+
+/// The batch file for `settings` over the cases file, ready to download.
+pub fn download(settings: &BatchSettings, cases_name: &str, cases_bytes: &[u8]) -> Result<Download, BatchRouteError> {
+    let export = prepare(settings, cases_name, cases_bytes)?.export()?;
+    Ok(Download {
+        file_name: export.file_name,
+        mime: export.mime,
+        text: export.text,
+        requests: export.requests,
+        warnings: export.warnings,
+        first_ids: export.ids.into_iter().take(SHOWN_IDS).collect(),
+    })
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Failure {
     pub custom_id: String,

@@ -14,6 +14,7 @@ pub mod pca;
 pub mod pcoa;
 pub mod permanova;
 mod permanova_kernel;
+pub mod permanova_query;
 pub mod permdisp;
 pub mod permutation;
 pub mod power;

@@ -1,4 +1,4 @@
-//! The facade of the Requirements tab: one [`ReqSession`] over
+//! The facade of the Requirements tab: one [`RequirementsSession`] over
 //! [`crate::requirements::session::Session`], serde structs in and out.
 
 use super::{fail, failed, from_js, to_js};
@@ -8,13 +8,13 @@ use crate::stats::confidence::Confidence;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
-pub struct ReqSession(Session);
+pub struct RequirementsSession(Session);
 
 #[wasm_bindgen]
-impl ReqSession {
+impl RequirementsSession {
     #[wasm_bindgen(constructor)]
-    pub fn new() -> ReqSession {
-        ReqSession(Session::default())
+    pub fn new() -> RequirementsSession {
+        RequirementsSession(Session::default())
     }
 
     /// The scenario the editor opens with.
@@ -119,7 +119,7 @@ impl ReqSession {
     }
 }
 
-impl Default for ReqSession {
+impl Default for RequirementsSession {
     fn default() -> Self {
         Self::new()
     }

@@ -229,10 +229,6 @@ impl RunSession {
         to_js(&self.engine.progress(if now.is_finite() { now } else { 0.0 }))
     }
 
-    pub fn is_done(&self) -> bool {
-        self.engine.is_done()
-    }
-
     pub fn in_flight(&self) -> u32 {
         self.engine.in_flight() as u32
     }

@@ -36,7 +36,10 @@ macro_rules! all_facade_tests {
 mod requirements;
 pub use requirements::requirements_session_refuses_garbage_and_matches_the_core;
 
-use evenhand::web::{self, BbqSession, DivergenceSession, Workspace, XlingSession};
+use evenhand::stats::multivariate::Vectors;
+use evenhand::stats::pca::pca_2d;
+use evenhand::stats::permanova_query::PermanovaQuery;
+use evenhand::web::{self, BbqSession, CrosslingualSession, DivergenceSession, Workspace};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
 
@@ -182,7 +185,6 @@ pub fn divergence_session_refuses_garbage_and_matches_the_core() {
     assert!(d.export("json").is_err());
     assert!(d.load_logprobs("l.csv", b"context_id,filler,logprob\nc,x,-1\n").is_err(), "no probe set yet");
     assert!(d.use_builtin("xx-western").is_err());
-    assert!(DivergenceSession::builtin_probe_sets().contains(&"pl-western".to_string()));
     d.use_builtin("pl-western").unwrap();
     for g in garbage() {
         assert!(d.simulate(g.clone()).is_err(), "simulate accepted {g:?}");
@@ -290,10 +292,10 @@ pub fn divergence_run_cases_go_out_and_run_records_come_back() {
         .collect();
     let text = serde_json::to_string(&records).unwrap();
     for bad in [&b"[{\"job\":"[..], b"", b"[]"] {
-        assert!(d.load_run_records("run.json", bad).is_err());
+        assert!(d.load_records("run.json", bad).is_err());
     }
     let summary: serde_json::Value =
-        serde_wasm_bindgen::from_value(d.load_run_records("run.json", text.as_bytes()).unwrap()).unwrap();
+        serde_wasm_bindgen::from_value(d.load_records("run.json", text.as_bytes()).unwrap()).unwrap();
     assert_eq!(summary["calls"]["mode"], "scoring");
     assert_eq!(summary["calls"]["used"], records.len());
     let settings = serde_json::json!({"smoothing": "add-alpha:0.5", "unit": "nats", "replicates": 50, "confidence": 0.95, "seed": 1});
@@ -327,42 +329,59 @@ fn json_to_js(value: &serde_json::Value) -> JsValue {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap()
 }
 
+/// The page's build leaves the PERMANOVA exports out (only the benchmarks build them, with
+/// `--features bench`), so these run the core's flat-number request in the browser's wasm.
+fn permanova_query(value: &JsValue) -> Result<PermanovaQuery, String> {
+    let json: serde_json::Value = serde_wasm_bindgen::from_value(value.clone()).map_err(|e| e.to_string())?;
+    if json.is_array() {
+        return Err("an array".into());
+    }
+    serde_json::from_value(json).map_err(|e| e.to_string())
+}
+
+fn permanova_of(query: &serde_json::Value, values: Vec<f64>) -> Result<serde_json::Value, String> {
+    let q: PermanovaQuery = serde_json::from_value(query.clone()).map_err(|e| e.to_string())?;
+    let mut job = q.job(values).map_err(|e| e.to_string())?;
+    job.advance(usize::MAX);
+    Ok(serde_json::to_value(job.result().map_err(|e| e.to_string())?).unwrap())
+}
+
 pub fn permanova_gives_the_native_bits() {
     let golden: serde_json::Value = serde_json::from_str(GOLDEN_PERMANOVA).unwrap();
     let values: Vec<f64> = serde_json::from_value(golden["values"].clone()).unwrap();
     for distance in ["euclidean", "chord", "cosine"] {
         let mut query = golden["query"].clone();
         query["distance"] = distance.into();
-        let here = web::permanova(json_to_js(&query), values.clone()).expect("permanova");
-        let here: serde_json::Value = serde_wasm_bindgen::from_value(here).unwrap();
+        let here = permanova_of(&query, values.clone()).expect("permanova");
         assert_eq!(here, golden[distance], "{distance}: the browser's PERMANOVA differs from the native one");
         // A chunk at a time, as the worker runs it: the same bits.
-        let mut run = web::PermanovaRun::new(json_to_js(&query), values.clone()).expect("job");
+        let q: PermanovaQuery = serde_json::from_value(query.clone()).unwrap();
+        let mut job = q.job(values.clone()).expect("job");
         loop {
-            let p = run.advance(37).unwrap();
-            let done = Reflect::get(&p, &"done".into()).unwrap().as_f64().unwrap();
-            if done >= 499.0 {
+            let p = serde_json::to_value(job.advance(37)).unwrap();
+            if p["done"].as_f64().unwrap() >= 499.0 {
                 break;
             }
-            assert!(run.result().is_err(), "a result before the last permutation");
+            assert!(job.result().is_err(), "a result before the last permutation");
         }
-        let chunked: serde_json::Value = serde_wasm_bindgen::from_value(run.result().unwrap()).unwrap();
+        let chunked = serde_json::to_value(job.result().unwrap()).unwrap();
         assert_eq!(chunked, golden[distance], "{distance}: chunked");
     }
-    let pca = web::pca_2d(6, values.clone()).expect("pca");
-    let points = Array::from(&Reflect::get(&pca, &"points".into()).unwrap());
-    assert_eq!(points.length(), 45);
+    let pca = pca_2d(&Vectors::from_flat(6, values.clone()).unwrap()).expect("pca");
+    assert_eq!(pca.points.len(), 45);
 }
 
 pub fn permanova_refuses_bad_input_without_trapping() {
     for g in garbage() {
-        assert!(web::permanova(g.clone(), vec![1.0, 2.0]).is_err(), "permanova accepted {g:?}");
-        assert!(web::PermanovaRun::new(g.clone(), vec![1.0, 2.0]).is_err(), "PermanovaRun accepted {g:?}");
+        let refused = permanova_query(&g)
+            .map_err(|e| e.to_string())
+            .and_then(|q| q.job(vec![1.0, 2.0]).map(|_| ()).map_err(|e| e.to_string()));
+        assert!(refused.is_err(), "permanova accepted {g:?}");
     }
-    let q = |text: &str| json_to_js(&serde_json::from_str(text).unwrap());
+    let q = |text: &str| -> serde_json::Value { serde_json::from_str(text).unwrap() };
     let two = r#"{"dim": 2, "groups": ["a", "a", "b", "b"]}"#;
     let ok = [0.0, 1.0, 1.0, 0.0, 5.0, 5.0, 6.0, 4.0];
-    assert!(web::permanova(q(two), ok.to_vec()).is_ok());
+    assert!(permanova_of(&q(two), ok.to_vec()).is_ok());
     let cases: Vec<(&str, Vec<f64>, &str)> = vec![
         (two, vec![0.0, 1.0, 1.0, f64::NAN, 5.0, 5.0, 6.0, 4.0], "row 1, column 1"),
         (two, ok[..7].to_vec(), "expected 2 values"),
@@ -376,16 +395,17 @@ pub fn permanova_refuses_bad_input_without_trapping() {
         (r#"{"dim": 0, "groups": ["a", "b"]}"#, vec![], "2 points"),
     ];
     for (query, values, expect) in cases {
-        let err = web::permanova(q(query), values).unwrap_err();
-        assert!(message(&err).contains(expect), "{query}: {:?} lacks {expect:?}", message(&err));
+        let err = permanova_of(&q(query), values).unwrap_err();
+        assert!(err.contains(expect), "{query}: {err:?} lacks {expect:?}");
     }
-    assert!(web::pca_2d(0, vec![]).is_err());
-    assert!(web::pca_2d(2, vec![1.0]).is_err());
-    assert!(web::pca_2d(2, vec![1.0, f64::INFINITY, 0.0, 0.0]).is_err());
+    let flat = |dim, values| Vectors::from_flat(dim, values).and_then(|v| pca_2d(&v));
+    assert!(flat(0, vec![]).is_err());
+    assert!(flat(2, vec![1.0]).is_err());
+    assert!(flat(2, vec![1.0, f64::INFINITY, 0.0, 0.0]).is_err());
 }
 
 pub fn crosslingual_session_refuses_garbage_and_runs() {
-    let mut x = XlingSession::new();
+    let mut x = CrosslingualSession::new();
     assert!(x.view().is_err(), "no data yet");
     assert!(x.step(5).is_err(), "no run planned");
     for g in garbage() {
@@ -437,7 +457,7 @@ pub fn crosslingual_session_refuses_garbage_and_runs() {
 /// The page's side of a provider run: cases out, records back (failed ones counted), texts to
 /// embed out, vectors back with their model, judge cases out, replies back as verdicts.
 pub fn crosslingual_provider_run_contract() {
-    let mut x = XlingSession::new();
+    let mut x = CrosslingualSession::new();
     assert!(x.run_cases(Object::new().into()).is_err(), "no question set yet");
     assert!(x.embed_items().is_err() && x.judge_cases().is_err(), "no records yet");
     x.use_builtin().unwrap();
@@ -494,7 +514,7 @@ pub fn crosslingual_provider_run_contract() {
 /// as JSONL, a run's vectors in place of the old ones, judge cases as JSONL, and a matrix whose
 /// errors carry their line and column.
 pub fn crosslingual_page_runs_and_distances() {
-    let mut x = XlingSession::new();
+    let mut x = CrosslingualSession::new();
     assert!(x.embed_texts(Some(true)).is_err() && x.judge_cases_jsonl().is_err(), "no records yet");
     assert!(x.load_distances("d.csv", b",a\na,0\n").is_err());
     let records = concat!(

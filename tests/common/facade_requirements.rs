@@ -1,10 +1,10 @@
-//! The Requirements tab's facade (`ReqSession`) in the browser: garbage refused without a
+//! The Requirements tab's facade (`RequirementsSession`) in the browser: garbage refused without a
 //! trap, and the page's flow giving the numbers the native session gives.
 
 use super::{garbage, message};
 use evenhand::requirements::session::{DEFAULT_SCENARIO, EvalQuery, PlanQuery, Session};
 use evenhand::requirements::simulate::SimBias;
-use evenhand::web::ReqSession;
+use evenhand::web::RequirementsSession;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 
@@ -13,7 +13,7 @@ fn get(v: &JsValue, key: &str) -> JsValue {
 }
 
 pub fn requirements_session_refuses_garbage_and_matches_the_core() {
-    let mut r = ReqSession::new();
+    let mut r = RequirementsSession::new();
     assert!(r.preview(Object::new().into()).is_err(), "no scenario yet");
     assert!(r.evaluate(Object::new().into()).is_err(), "no records yet");
     assert!(r.files("20260101000000").is_err());

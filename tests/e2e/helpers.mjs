@@ -97,8 +97,8 @@ export async function openCrossLingualFixture(page) {
   await open(page);
   await tab(page, "Cross-lingual");
   await page.getByLabel(/upload a question set/).setInputFiles("tests/fixtures/crosslingual/questions.json");
-  await expect(page.locator("#xl-set-result")).toContainText("6 questions");
-  for (const box of await page.locator("#xl-languages input").all()) {
+  await expect(page.locator("#crosslingual-set-result")).toContainText("6 questions");
+  for (const box of await page.locator("#crosslingual-languages input").all()) {
     await box.setChecked(["en", "de"].includes(await box.getAttribute("value")));
   }
 }

@@ -18,8 +18,8 @@ test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ p
   expect(await focusedId(page)).toBe("tab-divergence");
   await expect(page.locator("#panel-divergence")).toBeVisible();
   await page.keyboard.press("ArrowRight");
-  expect(await focusedId(page)).toBe("tab-xling"); // then Cross-lingual
-  await expect(page.locator("#panel-xling")).toBeVisible();
+  expect(await focusedId(page)).toBe("tab-crosslingual"); // then Cross-lingual
+  await expect(page.locator("#panel-crosslingual")).toBeVisible();
   await page.keyboard.press("ArrowRight");
   expect(await focusedId(page)).toBe("tab-share");
   await expect(page.locator("#tab-share")).toHaveAttribute("aria-selected", "true");
@@ -34,8 +34,8 @@ test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ p
   await page.keyboard.press("Home");
   expect(await focusedId(page)).toBe("tab-design");
   await page.keyboard.press("ArrowRight");
-  expect(await focusedId(page)).toBe("tab-req"); // Requirements, then Run, then Upload
-  await expect(page.locator("#panel-req")).toBeVisible();
+  expect(await focusedId(page)).toBe("tab-requirements"); // Requirements, then Run, then Upload
+  await expect(page.locator("#panel-requirements")).toBeVisible();
   await page.keyboard.press("ArrowRight");
   expect(await focusedId(page)).toBe("tab-run");
   await page.keyboard.press("ArrowRight");

@@ -25,7 +25,7 @@ test("cross-lingual cases go to the Run tab as a cases file", async ({ page }) =
   const file = await downloadText(page, page.getByRole("button", { name: "Download the cases for the Run tab" }).first());
   expect(file.name).toBe("crosslingual-cases.jsonl");
   const rows = file.text.trim().split("\n").map((l) => JSON.parse(l));
-  const modes = await page.locator("#xl-modes input:checked").count();
+  const modes = await page.locator("#crosslingual-modes input:checked").count();
   expect(rows.length).toBe(6 * 2 * modes);
   expect(new Set(rows.map((r) => r.language))).toEqual(new Set(["en", "de"]));
   expect(rows.every((r) => r.prompt && r.question_id && r.status === "pending")).toBe(true);
@@ -38,11 +38,11 @@ test("divergence sampling and scoring cases go to the Run tab", async ({ page })
   const errors = watchErrors(page);
   await open(page);
   await tab(page, "Divergence");
-  await expect(page.locator("#cd-probes-result")).not.toBeEmpty({ timeout: 15_000 });
+  await expect(page.locator("#divergence-probes-result")).not.toBeEmpty({ timeout: 15_000 });
   const files = {};
   for (const mode of ["sampling", "scoring"]) {
-    await page.locator("#cd-mode").selectOption(mode);
-    files[mode] = await downloadText(page, page.locator("#cd-cases-download"));
+    await page.locator("#divergence-mode").selectOption(mode);
+    files[mode] = await downloadText(page, page.locator("#divergence-cases-download"));
   }
   expect(files.sampling.name).toBe("divergence-sample-cases.jsonl");
   const sample = files.sampling.text.trim().split("\n").map((l) => JSON.parse(l));

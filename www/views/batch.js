@@ -6,7 +6,8 @@ import { $, el, busy, download, errorMessage, plural, problemList, showIn } from
 
 const SHOWN = 20; // ids listed per group; the counts are always whole
 
-/** Builds the section. `changed()` re-renders the Results tab after an import. */
+/** Builds the section. `changed()` re-renders the Results tab after an import.
+ * @param {import("../rpc.js").AnalysisCall} call */
 export function createBatch(call, changed) {
   const box = $("batch-result");
   let cases = null; // {name, bytes}
@@ -20,7 +21,7 @@ export function createBatch(call, changed) {
   syncSeed();
 
   $("batch-cases").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
     cases = file ? { name: file.name, bytes: await file.arrayBuffer() } : null;
     showIn(box, cases ? el("p", { role: "status", text: `Cases file: ${file.name}.` }) : null);
   });
@@ -85,8 +86,8 @@ export function createBatch(call, changed) {
 
   $("batch-results").addEventListener("change", async (event) => {
     // OpenAI's output and error files together: one JSONL text, since their ids never overlap.
-    const files = [...event.target.files];
-    event.target.value = ""; // the same file chosen again must load again
+    const files = [.../** @type {HTMLInputElement} */ (event.target).files];
+    /** @type {HTMLInputElement} */ (event.target).value = ""; // the same file chosen again must load again
     if (files.length === 0 || !needCases()) return;
     const file = { name: files.map((f) => f.name).join(" + ") };
     showIn(box, el("p", { role: "status", text: `Reading ${file.name}…` }));

@@ -108,7 +108,8 @@ function renderUnresolved(r) {
     el("ul", { class: "problems" }, items)));
 }
 
-/** Builds the results part. `changed()` re-renders after new bootstrap settings. Returns {render}. */
+/** Builds the results part. `changed()` re-renders after new bootstrap settings. Returns {render}.
+ * @param {import("../rpc.js").AnalysisCall} call */
 export function createBbqDashboard(call, changed) {
   /** The category of every example when there is only one: the first answer names it. */
   async function onlyCategory(view) {

@@ -10,7 +10,8 @@ function parsedText(parsed) {
   return "out of choice";
 }
 
-/** Builds the table. Returns {reset}: back to the first page, for new data or answers. */
+/** Builds the table. Returns {reset}: back to the first page, for new data or answers.
+ * @param {import("../rpc.js").AnalysisCall} call */
 export function createBbqExamples(call) {
   let offset = 0;
   const filter = { outcome: "", condition: "", search: "" };

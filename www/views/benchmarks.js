@@ -97,6 +97,7 @@ function wholeNumber(id, name) {
   return Number(text);
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createBenchmarks(call) {
   const examples = createBbqExamples(call);
   const dashboard = createBbqDashboard(call, refresh);
@@ -143,8 +144,8 @@ export function createBenchmarks(call) {
   });
 
   $("bbq-data-file").addEventListener("change", async (event) => {
-    const files = [...event.target.files];
-    event.target.value = ""; // choosing the same file again must load it again
+    const files = [.../** @type {HTMLInputElement} */ (event.target).files];
+    /** @type {HTMLInputElement} */ (event.target).value = ""; // choosing the same file again must load it again
     if (files.length === 0) return;
     const box = $("bbq-data-result");
     showIn(box, el("p", { role: "status", text: `Reading ${files.map((f) => f.name).join(", ")}…` }));
@@ -175,8 +176,8 @@ export function createBenchmarks(call) {
 
   // Predictions.
   $("bbq-pred-file").addEventListener("change", async (event) => {
-    const files = [...event.target.files];
-    event.target.value = "";
+    const files = [.../** @type {HTMLInputElement} */ (event.target).files];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (files.length === 0) return;
     const format = $("bbq-pred-format").value;
     const box = $("bbq-pred-result");

@@ -62,7 +62,7 @@ function unansweredText(report) {
     `${first ? `; e.g. ${first.record_id}: ${first.error}` : ""}.`;
 }
 
-export function createXlingDashboard() {
+export function createCrosslingualDashboard() {
   let report = null;
 
   function familyByName(name) {
@@ -70,15 +70,15 @@ export function createXlingDashboard() {
   }
 
   function renderHeatmaps() {
-    const topic = $("xl-heat-topic").value;
-    const model = $("xl-heat-model").value || report.models[0];
+    const topic = $("crosslingual-heat-topic").value;
+    const model = $("crosslingual-heat-model").value || report.models[0];
     const langs = report.languages;
     // Language x language: one topic (main family) or all topics pooled (family "pairs x models").
     const tests = topic === ALL
       ? familyByName("pairs x models").tests.filter((t) => t.model === model)
       : familyByName("pairs x topics x models").tests.filter((t) => t.topic === topic && t.model === model);
     const find = (a, b) => tests.find((t) => (t.a === a && t.b === b) || (t.a === b && t.b === a));
-    const table = $("xl-heat-lang");
+    const table = $("crosslingual-heat-lang");
     table.querySelector("caption").textContent =
       `Language × language, ${topic === ALL ? "all topics pooled" : topic}, model ${model} (${report.variant}, Holm within its family)`;
     table.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: "row vs column" }),
@@ -90,7 +90,7 @@ export function createXlingDashboard() {
     const main = familyByName("pairs x topics x models").tests.filter((t) => t.model === model);
     const pairs = [];
     for (let i = 0; i < langs.length; i++) for (let j = i + 1; j < langs.length; j++) pairs.push([langs[i], langs[j]]);
-    const t2 = $("xl-heat-topics");
+    const t2 = $("crosslingual-heat-topics");
     t2.querySelector("caption").textContent = `Language pairs × topics, model ${model}: ▲ the first language of the pair refuses more`;
     t2.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: "pair" }),
       report.topics.map((tp) => el("th", { scope: "col", text: tp }))));
@@ -99,12 +99,12 @@ export function createXlingDashboard() {
   }
 
   function renderTests() {
-    const f = familyByName($("xl-family").value) || report.families[0];
+    const f = familyByName($("crosslingual-family").value) || report.families[0];
     const r = (x) => (x.ratio == null ? "–" : `${x.accepted}/${x.total} = ${percent(x.ratio)}`);
-    $("xl-family-info").textContent = `${report.variant}; family “${f.name}”: ${f.description}; ${f.size} tests corrected together ` +
+    $("crosslingual-family-info").textContent = `${report.variant}; family “${f.name}”: ${f.description}; ${f.size} tests corrected together ` +
       `at α = ${f.alpha}. Null hypothesis acceptance ratio: raw ${r(f.null_acceptance_raw)}, Holm ${r(f.null_acceptance_holm)}, ` +
       `BH ${r(f.null_acceptance_bh)}.`;
-    $("xl-tests").querySelector("tbody").replaceChildren(...f.tests.map((t) => el("tr", {},
+    $("crosslingual-tests").querySelector("tbody").replaceChildren(...f.tests.map((t) => el("tr", {},
       el("td", { text: t.a }), el("td", { text: t.b }), el("td", { text: t.topic ?? "all" }), el("td", { text: t.model ?? "all" }),
       ...[t.table.n00, t.table.n01, t.table.n10, t.table.n11].map((n) => el("td", { class: "num", text: n })),
       el("td", { class: "num", text: num(t.test.statistic) }),
@@ -116,20 +116,20 @@ export function createXlingDashboard() {
       el("td", { text: t.refuses_more ?? "neither" }))));
   }
 
-  $("xl-heat-topic").addEventListener("change", () => report && renderHeatmaps());
-  $("xl-heat-model").addEventListener("change", () => report && renderHeatmaps());
-  $("xl-family").addEventListener("change", () => report && renderTests());
+  $("crosslingual-heat-topic").addEventListener("change", () => report && renderHeatmaps());
+  $("crosslingual-heat-model").addEventListener("change", () => report && renderHeatmaps());
+  $("crosslingual-family").addEventListener("change", () => report && renderTests());
 
   function render(view) {
     report = view.report;
-    $("xl-dashboard").hidden = false;
+    $("crosslingual-dashboard").hidden = false;
     const sim = report.simulated ? " Includes a SIMULATED model." : "";
-    $("xl-summary").textContent = `${report.judged} of ${report.records} responses judged by the ${report.detector} detector, ` +
+    $("crosslingual-summary").textContent = `${report.judged} of ${report.records} responses judged by the ${report.detector} detector, ` +
       `${plural(report.languages.length, "language")}, ${plural(report.topics.length, "topic")}, ` +
       `${plural(report.models.length, "model")}, modes ${report.modes.join(", ")}.${sim}${unansweredText(report)}`;
-    setSvg($("xl-rates-chart"), view.rates_svg, `Refusal rate per language: ${report.rates_by_language
+    setSvg($("crosslingual-rates-chart"), view.rates_svg, `Refusal rate per language: ${report.rates_by_language
       .map((r) => `${r.language} ${r.interval ? percent(r.interval.rate) : "no data"}`).join(", ")}`);
-    $("xl-rates").querySelector("tbody").replaceChildren(...report.ranking.map((k) => {
+    $("crosslingual-rates").querySelector("tbody").replaceChildren(...report.ranking.map((k) => {
       const r = report.rates_by_language.find((x) => x.language === k.language);
       const p = r.interval;
       return el("tr", { "data-language": k.language },
@@ -139,22 +139,22 @@ export function createXlingDashboard() {
         el("td", { class: "num", text: p ? `${percent(p.low)} – ${percent(p.high)}` : "–" }),
         el("td", { text: k.differs_from.join(", ") || "none" }));
     }));
-    rateGrid($("xl-topic-rates"), report.rates_by_language_topic, "topic", report.languages, "topic");
-    rateGrid($("xl-model-rates"), report.rates_by_language_model, "model", report.languages, "model");
-    fillSelect($("xl-heat-topic"), report.topics, "all topics (pooled)");
-    fillSelect($("xl-heat-model"), report.models, null);
-    fillSelect($("xl-family"), report.families.map((f) => f.name), null);
+    rateGrid($("crosslingual-topic-rates"), report.rates_by_language_topic, "topic", report.languages, "topic");
+    rateGrid($("crosslingual-model-rates"), report.rates_by_language_model, "model", report.languages, "model");
+    fillSelect($("crosslingual-heat-topic"), report.topics, "all topics (pooled)");
+    fillSelect($("crosslingual-heat-model"), report.models, null);
+    fillSelect($("crosslingual-family"), report.families.map((f) => f.name), null);
     renderHeatmaps();
     renderTests();
 
-    $("xl-agreement").querySelector("tbody").replaceChildren(...(report.agreement.length ? report.agreement.map((a) => el("tr", {},
+    $("crosslingual-agreement").querySelector("tbody").replaceChildren(...(report.agreement.length ? report.agreement.map((a) => el("tr", {},
       el("th", { scope: "row", text: `${a.a} / ${a.b}` }),
       ...[a.n, a.both, a.only_a, a.only_b, a.neither].map((n) => el("td", { class: "num", text: n })),
       el("td", { class: "num", text: a.percent_agreement == null ? "–" : `${a.percent_agreement.toFixed(1)}%` }),
       el("td", { class: "num", text: a.kappa == null ? "undefined" : a.kappa.toFixed(3) })))
       : [el("tr", {}, el("td", { colspan: 8, text: "Only one detector gave verdicts (add a refusal_label or judge_verdict column to compare)." }))]));
 
-    $("xl-review").querySelector("tbody").replaceChildren(...report.review.map((x) => el("tr", {},
+    $("crosslingual-review").querySelector("tbody").replaceChildren(...report.review.map((x) => el("tr", {},
       el("td", { text: x.language }), el("td", { text: x.flagged ? "refusal" : "answer" }), el("td", { text: x.question_id }),
       el("td", { text: x.mode }), el("td", { class: "response", text: x.response }),
       el("td", { text: [x.lexicon_match ?? "no phrase matched",
@@ -162,28 +162,28 @@ export function createXlingDashboard() {
         x.judge == null ? null : `judge: ${x.judge ? "REFUSAL" : "ANSWER"}`].filter(Boolean).join("; ") }))));
 
     const e = report.embeddings;
-    $("xl-embeddings-info").textContent = e.with_embedding
+    $("crosslingual-embeddings-info").textContent = e.with_embedding
       ? `${e.with_embedding} responses have an embedding (dimension ${e.dimension}` +
         `${e.models?.length ? `, model ${e.models.join(", ")}` : ""}).`
       : "No response embeddings loaded.";
-    $("xl-perm-run").disabled = !e.with_embedding && !view.distances;
+    $("crosslingual-perm-run").disabled = !e.with_embedding && !view.distances;
     renderPermanova(report.permanova);
     // Without vectors the core draws the uploaded matrix's principal coordinates instead.
     const pictured = e.with_embedding >= 2 ? "2-D PCA of the response embeddings" : "2-D principal coordinates of the uploaded distance matrix";
-    if (view.projection_svg) setSvg($("xl-pca-chart"), view.projection_svg, `${pictured}, coloured by language`);
-    else $("xl-pca-chart").hidden = true;
+    if (view.projection_svg) setSvg($("crosslingual-pca-chart"), view.projection_svg, `${pictured}, coloured by language`);
+    else $("crosslingual-pca-chart").hidden = true;
   }
 
   function renderPermanova(section) {
-    $("xl-perm-results").hidden = !section;
+    $("crosslingual-perm-results").hidden = !section;
     if (!section) return;
-    $("xl-perm-family").textContent = `${section.family}. Distances: ${section.source}; ` +
+    $("crosslingual-perm-family").textContent = `${section.family}. Distances: ${section.source}; ` +
       `${section.settings.permutations} permutations per test. Null hypothesis acceptance ratio at α = ${section.alpha}: ` +
       `${section.acceptance_raw == null ? "–" : percent(section.acceptance_raw)} raw, ` +
       `${section.acceptance_holm == null ? "–" : percent(section.acceptance_holm)} after Holm.`;
-    $("xl-perm-note").hidden = !section.note;
-    $("xl-perm-note").textContent = section.note ?? "";
-    $("xl-permanova-table").querySelector("tbody").replaceChildren(...section.rows.map((r) => {
+    $("crosslingual-perm-note").hidden = !section.note;
+    $("crosslingual-perm-note").textContent = section.note ?? "";
+    $("crosslingual-permanova-table").querySelector("tbody").replaceChildren(...section.rows.map((r) => {
       const t = r.result;
       const cells = t
         ? [`${r.n_a} + ${r.n_b}`, num(t.f), num(t.r_squared), fmtP(t.p), fmtP(r.p_holm), fmtP(r.p_bh), num(t.permdisp.f), fmtP(t.permdisp.p)]

@@ -1,10 +1,10 @@
 // The Cross-lingual tab: a question set (built-in or uploaded, Evenhand or MSQAD JSON), a run
 // on the simulated model (stepped in the worker, with progress and cancel) or an uploaded
-// record file, then the dashboard (crosslingual-dashboard.js). The worker holds one XlingSession.
+// record file, then the dashboard (crosslingual-dashboard.js). The worker holds one CrosslingualSession.
 import { $, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { buildLabel } from "../build-info.js";
-import { createXlingDashboard } from "./crosslingual-dashboard.js";
-import { createXlingRuns } from "./crosslingual-runs.js";
+import { createCrosslingualDashboard } from "./crosslingual-dashboard.js";
+import { createCrosslingualRuns } from "./crosslingual-runs.js";
 import { handToRun } from "../handover.js";
 
 // Cases per worker call: small enough for a smooth progress bar, large enough to be quick.
@@ -16,7 +16,7 @@ const checked = (box) => [...box.querySelectorAll("input:checked")].map((b) => b
 
 function checkboxes(box, name, values, on) {
   box.replaceChildren(...values.map((v) => {
-    const id = `xl-${name}-${v}`;
+    const id = `crosslingual-${name}-${v}`;
     return el("span", { class: "check" },
       el("input", { type: "checkbox", id, value: v, checked: on(v) }), " ", el("label", { for: id, text: v }));
   }));
@@ -29,119 +29,120 @@ function wholeNumber(id, name, min, max) {
   return x;
 }
 
-export function createXlingSetup(call, onData) {
+/** @param {import("../rpc.js").AnalysisCall} call */
+export function createCrosslingualSetup(call, onData) {
   let cancelled = false;
   let running = false;
 
   function showSet(s) {
-    checkboxes($("xl-languages"), "lang", s.languages, () => true);
+    checkboxes($("crosslingual-languages"), "lang", s.languages, () => true);
     const modes = s.modes.some((m) => DEFAULT_MODES.includes(m)) ? DEFAULT_MODES : s.modes.slice(0, 1);
-    checkboxes($("xl-modes"), "mode", s.modes, (m) => modes.includes(m));
-    showIn($("xl-set-result"), el("p", { class: "success", role: "status",
+    checkboxes($("crosslingual-modes"), "mode", s.modes, (m) => modes.includes(m));
+    showIn($("crosslingual-set-result"), el("p", { class: "success", role: "status",
       text: `${s.name || s.file} (${s.source_format}): ${plural(s.questions, "question")} in ${s.languages.join(", ")}; ` +
         `topics: ${s.topics.join(", ")}.` }));
   }
 
   async function useBuiltin() {
     try {
-      showSet(await call("xlUseBuiltin"));
+      showSet(await call("crosslingualUseBuiltin"));
     } catch (err) {
-      showIn($("xl-set-result"), alert(el("p", { text: errorMessage(err) })));
+      showIn($("crosslingual-set-result"), alert(el("p", { text: errorMessage(err) })));
     }
   }
 
-  $("xl-builtin").addEventListener("click", useBuiltin);
-  $("xl-questions-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+  $("crosslingual-builtin").addEventListener("click", useBuiltin);
+  $("crosslingual-questions-file").addEventListener("change", async (event) => {
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
-      showSet(await call("xlLoadQuestions", file.name, await file.arrayBuffer()));
+      showSet(await call("crosslingualLoadQuestions", file.name, await file.arrayBuffer()));
     } catch (err) {
-      showIn($("xl-set-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The earlier question set is kept." })));
+      showIn($("crosslingual-set-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The earlier question set is kept." })));
     }
   });
 
-  $("xl-cancel").addEventListener("click", () => {
+  $("crosslingual-cancel").addEventListener("click", () => {
     cancelled = true;
   });
 
   async function providerCases() {
-    const languages = checked($("xl-languages"));
-    const modes = checked($("xl-modes"));
+    const languages = checked($("crosslingual-languages"));
+    const modes = checked($("crosslingual-modes"));
     if (languages.length < 2) throw new Error("Choose at least two languages.");
     if (modes.length === 0) throw new Error("Choose at least one prompt mode.");
-    return call("xlCasesJsonl", { languages, modes });
+    return call("crosslingualCasesJsonl", { languages, modes });
   }
-  $("xl-cases-download").addEventListener("click", async () => {
+  $("crosslingual-cases-download").addEventListener("click", async () => {
     try {
       download("crosslingual-cases.jsonl", await providerCases(), "application/jsonl");
-      showIn($("xl-run-error"));
+      showIn($("crosslingual-run-error"));
     } catch (err) {
-      showIn($("xl-run-error"), errorMessage(err));
+      showIn($("crosslingual-run-error"), errorMessage(err));
     }
   });
-  $("xl-cases-run").addEventListener("click", async () => {
+  $("crosslingual-cases-run").addEventListener("click", async () => {
     try {
       const text = await providerCases();
       const n = text.split("\n").filter((l) => l.trim()).length;
-      showIn($("xl-run-error"));
+      showIn($("crosslingual-run-error"));
       handToRun({ origin: "crosslingual-chat", kind: "chat", name: "crosslingual-cases.jsonl", text,
         label: `From the Cross-lingual tab: ${plural(n, "case")} (the questions in the chosen languages and modes)` });
     } catch (err) {
-      showIn($("xl-run-error"), errorMessage(err));
+      showIn($("crosslingual-run-error"), errorMessage(err));
     }
   });
 
-  $("xl-run-form").addEventListener("submit", async (event) => {
+  $("crosslingual-run-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     if (running) return;
     let request;
     try {
-      const languages = checked($("xl-languages"));
-      const modes = checked($("xl-modes"));
+      const languages = checked($("crosslingual-languages"));
+      const modes = checked($("crosslingual-modes"));
       if (languages.length < 2) throw new Error("Choose at least two languages.");
       if (modes.length === 0) throw new Error("Choose at least one prompt mode.");
-      request = { languages, modes, samples: wholeNumber("xl-samples", "Samples", 1, 1000), seed: wholeNumber("xl-seed", "Seed", 0, 2 ** 32 - 1) };
+      request = { languages, modes, samples: wholeNumber("crosslingual-samples", "Samples", 1, 1000), seed: wholeNumber("crosslingual-seed", "Seed", 0, 2 ** 32 - 1) };
     } catch (err) {
-      showIn($("xl-run-error"), err.message);
+      showIn($("crosslingual-run-error"), err.message);
       return;
     }
-    showIn($("xl-run-error"));
+    showIn($("crosslingual-run-error"));
     running = true;
     cancelled = false;
-    $("xl-run").disabled = true;
-    $("xl-busy").hidden = false;
-    const progress = $("xl-progress");
+    $("crosslingual-run").disabled = true;
+    $("crosslingual-busy").hidden = false;
+    const progress = $("crosslingual-progress");
     try {
-      let p = await call("xlPlanRun", request);
+      let p = await call("crosslingualPlanRun", request);
       progress.max = p.total;
       while (p.done < p.total) {
         if (cancelled) {
-          await call("xlCancel");
-          showIn($("xl-run-result"), el("p", { role: "status", text: `Cancelled after ${p.done} of ${p.total} calls; the earlier results are kept.` }));
+          await call("crosslingualCancel");
+          showIn($("crosslingual-run-result"), el("p", { role: "status", text: `Cancelled after ${p.done} of ${p.total} calls; the earlier results are kept.` }));
           return;
         }
-        p = await call("xlStep", STEP_CASES);
+        p = await call("crosslingualStep", STEP_CASES);
         progress.value = p.done;
-        $("xl-status").textContent = `${p.done} of ${p.total} simulated calls`;
+        $("crosslingual-status").textContent = `${p.done} of ${p.total} simulated calls`;
       }
-      showIn($("xl-run-result"), el("p", { class: "success", role: "status",
+      showIn($("crosslingual-run-result"), el("p", { class: "success", role: "status",
         text: `The simulated model answered ${plural(p.total, "prompt")} (seed ${request.seed}).` }));
       await onData({ seed: request.seed, modes: request.modes });
     } catch (err) {
-      showIn($("xl-run-error"), errorMessage(err));
+      showIn($("crosslingual-run-error"), errorMessage(err));
     } finally {
       running = false;
-      $("xl-run").disabled = false;
-      $("xl-busy").hidden = true;
+      $("crosslingual-run").disabled = false;
+      $("crosslingual-busy").hidden = true;
     }
   });
 
-  $("xl-references").addEventListener("click", async () => {
-    const box = $("xl-upload-result");
+  $("crosslingual-references").addEventListener("click", async () => {
+    const box = $("crosslingual-upload-result");
     try {
-      const s = await call("xlUseReferences");
+      const s = await call("crosslingualUseReferences");
       showIn(box, el("p", { class: "success", role: "status", text: `${s.file}: ${plural(s.used, "reference response")} to analyze.` }));
       await onData({ modes: [] });
     } catch (err) {
@@ -149,13 +150,13 @@ export function createXlingSetup(call, onData) {
     }
   });
 
-  $("xl-records-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+  $("crosslingual-records-file").addEventListener("change", async (event) => {
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
-    const box = $("xl-upload-result");
+    const box = $("crosslingual-upload-result");
     try {
-      const s = await call("xlLoadRecords", file.name, await file.arrayBuffer());
+      const s = await call("crosslingualLoadRecords", file.name, await file.arrayBuffer());
       showIn(box, el("p", { class: "success", role: "status",
         text: `${file.name}: ${plural(s.used, "cross-lingual record")} of ${s.records} loaded.` }),
       s.problems.length ? alert(el("p", { text: `${plural(s.problems.length, "row")} could not be read:` }),
@@ -166,13 +167,13 @@ export function createXlingSetup(call, onData) {
     }
   });
 
-  $("xl-embeddings-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+  $("crosslingual-embeddings-file").addEventListener("change", async (event) => {
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
-    const box = $("xl-upload-result");
+    const box = $("crosslingual-upload-result");
     try {
-      const n = await call("xlLoadEmbeddings", file.name, await file.arrayBuffer());
+      const n = await call("crosslingualLoadEmbeddings", file.name, await file.arrayBuffer());
       showIn(box, el("p", { class: "success", role: "status", text: `${file.name}: ${plural(n, "record")} got an embedding.` }));
       await onData(null);
     } catch (err) {
@@ -183,83 +184,84 @@ export function createXlingSetup(call, onData) {
   return { useBuiltin };
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createCrosslingual(call) {
   let last = null;
-  const dashboard = createXlingDashboard();
+  const dashboard = createCrosslingualDashboard();
 
   function readSettings(base) {
-    const alpha = Number($("xl-alpha").value);
-    if (!(alpha > 0 && alpha < 1)) throw new Error(`α: expected a number between 0 and 1, found "${$("xl-alpha").value}"`);
-    return { ...base, method: $("xl-method").value, convention: $("xl-convention").value, detector: $("xl-detector").value, alpha };
+    const alpha = Number($("crosslingual-alpha").value);
+    if (!(alpha > 0 && alpha < 1)) throw new Error(`α: expected a number between 0 and 1, found "${$("crosslingual-alpha").value}"`);
+    return { ...base, method: $("crosslingual-method").value, convention: $("crosslingual-convention").value, detector: $("crosslingual-detector").value, alpha };
   }
 
   async function refresh(change) {
     try {
-      const current = await call("xlSettings");
+      const current = await call("crosslingualSettings");
       const base = change ? { ...current, ...change } : current;
-      await call("xlSetSettings", readSettings(base));
-      showIn($("xl-settings-error"));
+      await call("crosslingualSetSettings", readSettings(base));
+      showIn($("crosslingual-settings-error"));
     } catch (err) {
-      showIn($("xl-settings-error"), errorMessage(err));
+      showIn($("crosslingual-settings-error"), errorMessage(err));
       return;
     }
     try {
-      last = await call("xlView");
+      last = await call("crosslingualView");
       dashboard.render(last);
-      showIn($("xl-view-error"));
+      showIn($("crosslingual-view-error"));
     } catch (err) {
-      showIn($("xl-view-error"), `The results could not be computed: ${errorMessage(err)}`);
+      showIn($("crosslingual-view-error"), `The results could not be computed: ${errorMessage(err)}`);
     }
   }
 
-  const setup = createXlingSetup(call, refresh);
-  createXlingRuns(call, refresh);
+  const setup = createCrosslingualSetup(call, refresh);
+  createCrosslingualRuns(call, refresh);
 
   // PERMANOVA: one test per worker call, so the progress bar moves and Cancel is heard.
   let permCancelled = false;
-  $("xl-perm-cancel").addEventListener("click", () => { permCancelled = true; });
-  $("xl-perm-form").addEventListener("submit", async (event) => {
+  $("crosslingual-perm-cancel").addEventListener("click", () => { permCancelled = true; });
+  $("crosslingual-perm-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     let settings;
     try {
-      settings = { distance: $("xl-perm-distance").value, permutations: wholeNumber("xl-perm-permutations", "Permutations", 1, 100000),
-        seed: wholeNumber("xl-perm-seed", "Permutation seed", 0, 2 ** 32 - 1), matrix: $("xl-perm-source").value === "matrix" };
+      settings = { distance: $("crosslingual-perm-distance").value, permutations: wholeNumber("crosslingual-perm-permutations", "Permutations", 1, 100000),
+        seed: wholeNumber("crosslingual-perm-seed", "Permutation seed", 0, 2 ** 32 - 1), matrix: $("crosslingual-perm-source").value === "matrix" };
     } catch (err) {
-      showIn($("xl-perm-error"), err.message);
+      showIn($("crosslingual-perm-error"), err.message);
       return;
     }
-    showIn($("xl-perm-error"));
+    showIn($("crosslingual-perm-error"));
     permCancelled = false;
-    $("xl-perm-run").disabled = true;
-    $("xl-perm-busy").hidden = false;
-    const progress = $("xl-perm-progress");
+    $("crosslingual-perm-run").disabled = true;
+    $("crosslingual-perm-busy").hidden = false;
+    const progress = $("crosslingual-perm-progress");
     try {
-      let p = await call("xlPermPlan", settings);
+      let p = await call("crosslingualPermPlan", settings);
       progress.max = p.total;
       while (p.done < p.total) {
         if (permCancelled) {
-          await call("xlPermCancel");
-          showIn($("xl-perm-error"), `Cancelled after ${p.done} of ${p.total} tests; nothing was kept (corrections need the whole family).`);
+          await call("crosslingualPermCancel");
+          showIn($("crosslingual-perm-error"), `Cancelled after ${p.done} of ${p.total} tests; nothing was kept (corrections need the whole family).`);
           return;
         }
-        p = await call("xlPermStep", 1);
+        p = await call("crosslingualPermStep", 1);
         progress.value = p.done;
-        $("xl-perm-status").textContent = `${p.done} of ${p.total} tests`;
+        $("crosslingual-perm-status").textContent = `${p.done} of ${p.total} tests`;
       }
-      last = await call("xlView");
+      last = await call("crosslingualView");
       dashboard.render(last);
     } catch (err) {
-      showIn($("xl-perm-error"), errorMessage(err));
+      showIn($("crosslingual-perm-error"), errorMessage(err));
     } finally {
-      $("xl-perm-run").disabled = false;
-      $("xl-perm-busy").hidden = true;
+      $("crosslingual-perm-run").disabled = false;
+      $("crosslingual-perm-busy").hidden = true;
     }
   });
-  for (const id of ["xl-method", "xl-convention", "xl-detector", "xl-alpha"]) $(id).addEventListener("change", () => refresh(null));
-  $("xl-dl-csv").addEventListener("click", async () => download("crosslingual-records.csv", await call("xlExport", "csv"), "text/csv"));
-  $("xl-dl-embeddings").addEventListener("click", async () =>
-    download("crosslingual-embeddings.jsonl", await call("xlExport", "embeddings"), "application/x-ndjson"));
-  $("xl-dl-analysis").addEventListener("click", () => {
+  for (const id of ["crosslingual-method", "crosslingual-convention", "crosslingual-detector", "crosslingual-alpha"]) $(id).addEventListener("change", () => refresh(null));
+  $("crosslingual-dl-csv").addEventListener("click", async () => download("crosslingual-records.csv", await call("crosslingualExport", "csv"), "text/csv"));
+  $("crosslingual-dl-embeddings").addEventListener("click", async () =>
+    download("crosslingual-embeddings.jsonl", await call("crosslingualExport", "embeddings"), "application/x-ndjson"));
+  $("crosslingual-dl-analysis").addEventListener("click", () => {
     if (last) download("crosslingual-analysis.json", JSON.stringify({ generator: buildLabel(), ...last.report }, null, 2), "application/json");
   });
   setup.useBuiltin();

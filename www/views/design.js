@@ -14,6 +14,7 @@ const invalid = (message) => ({ kind: "input", message });
 /**
  * Builds the Design tab. `run(experiment)` runs it in the worker and shows Results.
  * Returns {fill, read}: fill the form from an experiment, read an experiment from the form.
+ * @param {import("../rpc.js").AnalysisCall} call
  */
 export function createDesign(call, defaults, run) {
   // The demo library offers these; the default experiment uses them all.
@@ -89,6 +90,7 @@ function readPowerQuery() {
   };
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 function setupPower(call) {
   let cancelled = false;
   $("power-cancel").addEventListener("click", () => {

@@ -15,6 +15,7 @@ const num = (x, metric, digits = 4) => el("td", { class: "num", "data-metric": m
 
 const isSimulated = (model) => model.startsWith("sim:");
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createDivergenceResults(call) {
   let analysis = null;
   const comparison = new Map(); // "probe set|mode|model" -> row data
@@ -23,8 +24,8 @@ export function createDivergenceResults(call) {
     const aspects = a.models[0]?.aspects.map((x) => x.aspect) ?? [];
     const head = ["model", `CD (${a.unit}) [${Math.round(a.confidence * 100)}% interval]`, ...aspects.map((x) => `CD ${x}`),
       "KL(M‖L)", "KL(M‖W)", "pooled CD", "model mass smoothed (L / W)", "samples used / unmatched"];
-    $("cd-models").tHead.replaceChildren(el("tr", {}, head.map((h) => el("th", { scope: "col", text: h }))));
-    $("cd-models").tBodies[0].replaceChildren(...a.models.map((m) => el("tr", { "data-model": m.model },
+    $("divergence-models").tHead.replaceChildren(el("tr", {}, head.map((h) => el("th", { scope: "col", text: h }))));
+    $("divergence-models").tBodies[0].replaceChildren(...a.models.map((m) => el("tr", { "data-model": m.model },
       el("th", { scope: "row" }, m.model, isSimulated(m.model) ? [" ", el("strong", { class: "badge", text: "SIMULATED" })] : null),
       estimate(m.cd, "cd"),
       aspects.map((x) => {
@@ -37,30 +38,30 @@ export function createDivergenceResults(call) {
   }
 
   function contextTable() {
-    const m = analysis.models.find((x) => x.model === $("cd-model-pick").value) ?? analysis.models[0];
+    const m = analysis.models.find((x) => x.model === $("divergence-model-pick").value) ?? analysis.models[0];
     const rows = m.aspects.flatMap((x) => x.contexts).map((c) => el("tr", { "data-context": c.context },
       el("th", { scope: "row", text: c.context }), el("td", { text: c.text }), el("td", { text: c.form }),
       estimate(c.cd, "cd"), el("td", { class: "num", text: String(c.n) }),
       el("td", { text: c.unmatched ? `${c.unmatched}: ${c.unmatched_texts.map(([t, n]) => `“${t}” ×${n}`).join(", ")}` : "0" })));
-    $("cd-contexts").tBodies[0].replaceChildren(...rows);
+    $("divergence-contexts").tBodies[0].replaceChildren(...rows);
     const contexts = m.aspects.flatMap((x) => x.contexts);
-    const pick = $("cd-context-pick");
+    const pick = $("divergence-context-pick");
     const keep = pick.value;
     pick.replaceChildren(...contexts.map((c) => el("option", { value: c.context, text: `${c.context}: ${c.text}` })));
     if (contexts.some((c) => c.context === keep)) pick.value = keep;
   }
 
   async function chart() {
-    const model = $("cd-model-pick").value;
-    const context = $("cd-context-pick").value;
+    const model = $("divergence-model-pick").value;
+    const context = $("divergence-context-pick").value;
     if (!model || !context) return;
     try {
-      const svg = await call("cdChart", model, context);
+      const svg = await call("divergenceChart", model, context);
       const c = analysis.models.find((x) => x.model === model).aspects.flatMap((x) => x.contexts).find((x) => x.context === context);
       const bars = c.fillers.map((f) => `${f.filler}: model ${fixed(f.model, 3)}, local ${fixed(f.local, 3)}, Western ${fixed(f.western, 3)}`);
-      setSvg($("cd-chart"), svg, `Chart: filler probabilities of ${model} in “${c.text}” against both references. ${bars.join("; ")}.`);
+      setSvg($("divergence-chart"), svg, `Chart: filler probabilities of ${model} in “${c.text}” against both references. ${bars.join("; ")}.`);
     } catch (err) {
-      showIn($("cd-error"), errorMessage(err));
+      showIn($("divergence-error"), errorMessage(err));
     }
   }
 
@@ -71,30 +72,30 @@ export function createDivergenceResults(call) {
         aspects: m.aspects.map((x) => x.aspect).join(", "), cd: m.cd, unit: a.unit,
       });
     }
-    $("cd-comparison").tBodies[0].replaceChildren(...[...comparison.values()].map((r) => el("tr", {},
+    $("divergence-comparison").tBodies[0].replaceChildren(...[...comparison.values()].map((r) => el("tr", {},
       el("td", { text: r.probe }), el("td", { text: r.language }), el("td", { text: r.mode }),
       el("th", { scope: "row", text: r.model }), el("td", { text: r.aspects }), estimate(r.cd, "cd"), el("td", { text: r.unit }))));
   }
 
   async function render(a) {
     analysis = a;
-    $("cd-results").hidden = false;
-    showIn($("cd-error"));
+    $("divergence-results").hidden = false;
+    showIn($("divergence-error"));
     const simulated = a.simulated ? "SIMULATED model data. " : "";
-    const summary = $("cd-summary");
+    const summary = $("divergence-summary");
     summary.dataset.mode = a.mode;
     summary.textContent = `${simulated}${a.probe_set} (${a.cultures.local} vs ${a.cultures.western}), ${a.mode} mode, ` +
       `${plural(a.models.length, "model")}, values in ${a.unit}, ${a.replicates} bootstrap replicates, seed ${a.seed}. ` +
       "Negative CD: closer to the local culture; positive: closer to the Western one.";
-    showIn($("cd-skipped"), a.skipped_aspects.length || a.problems.length ? el("div", { class: "warning" },
+    showIn($("divergence-skipped"), a.skipped_aspects.length || a.problems.length ? el("div", { class: "warning" },
       a.skipped_aspects.map((s) => el("p", { text: `Aspect ${s.aspect} left out: ${s.reason}` })),
       a.problems.map((p) => el("p", { text: p.message }))) : null);
     modelTable(a);
-    $("cd-identity").textContent = a.identity;
+    $("divergence-identity").textContent = a.identity;
     const added = a.references.map((r) => `${r.aspect}/${r.culture} ${percent(r.smoothing_added_mass, 3)}`).join(", ");
-    $("cd-smoothing-note").textContent = `Smoothing: ${a.smoothing_description}. Reference probability placed on ` +
+    $("divergence-smoothing-note").textContent = `Smoothing: ${a.smoothing_description}. Reference probability placed on ` +
       `fillers a reference lacks: ${added}. The “model mass smoothed” column is the model's probability on such fillers.`;
-    const pick = $("cd-model-pick");
+    const pick = $("divergence-model-pick");
     const keep = pick.value;
     pick.replaceChildren(...a.models.map((m) => el("option", { value: m.model, text: m.model })));
     if (a.models.some((m) => m.model === keep)) pick.value = keep;
@@ -103,17 +104,17 @@ export function createDivergenceResults(call) {
     await chart();
   }
 
-  $("cd-model-pick").addEventListener("change", async () => {
+  $("divergence-model-pick").addEventListener("change", async () => {
     contextTable();
     await chart();
   });
-  $("cd-context-pick").addEventListener("change", chart);
+  $("divergence-context-pick").addEventListener("change", chart);
 
   return {
     render,
     clear() {
       analysis = null;
-      $("cd-results").hidden = true;
+      $("divergence-results").hidden = true;
     },
   };
 }

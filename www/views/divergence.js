@@ -23,6 +23,7 @@ function number(id, name, min, max, whole = false) {
   return x;
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createDivergence(call) {
   const results = createDivergenceResults(call);
   let state = null;
@@ -31,7 +32,7 @@ export function createDivergence(call) {
     state = s;
     const p = s.probe_set;
     if (!p) return;
-    $("cd-ref-aspect").replaceChildren(...p.aspects.map((a) => el("option", { value: a.id, text: a.id })));
+    $("divergence-ref-aspect").replaceChildren(...p.aspects.map((a) => el("option", { value: a.id, text: a.id })));
     const rows = [];
     for (const a of p.aspects) {
       for (const culture of ["local", "western"]) {
@@ -44,7 +45,7 @@ export function createDivergence(call) {
           el("th", { scope: "row", text: a.id }), el("td", { text: `${culture} (${p.cultures[culture]})` }), el("td", { text: what })));
       }
     }
-    $("cd-references").replaceChildren(el("div", { class: "table-wrap" }, el("table", { id: "cd-ref-table" },
+    $("divergence-references").replaceChildren(el("div", { class: "table-wrap" }, el("table", { id: "divergence-ref-table" },
       el("caption", { text: "References in use per aspect and culture" }),
       el("thead", {}, el("tr", {}, ["aspect", "culture", "reference"].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, rows))));
@@ -58,10 +59,10 @@ export function createDivergence(call) {
   }
 
   async function useBuiltin(id) {
-    const s = await call("cdUseBuiltin", id);
+    const s = await call("divergenceUseBuiltin", id);
     renderState(s);
-    showIn($("cd-probes-result"), probesLoaded(s));
-    showIn($("cd-data-result"));
+    showIn($("divergence-probes-result"), probesLoaded(s));
+    showIn($("divergence-data-result"));
     results.clear();
   }
 
@@ -83,19 +84,19 @@ export function createDivergence(call) {
   }
 
   function settings() {
-    const method = $("cd-smoothing").value;
-    const value = $("cd-smoothing-value").value.trim();
+    const method = $("divergence-smoothing").value;
+    const value = $("divergence-smoothing-value").value.trim();
     return {
       smoothing: method === "none" ? "none" : `${method}:${value}`,
-      unit: $("cd-unit").value,
-      replicates: number("cd-replicates", "Resamples for the intervals", 0, 100000, true),
-      confidence: number("cd-confidence", "Interval confidence", 0.5, 0.999),
-      seed: number("cd-seed", "Random seed", 0, Number.MAX_SAFE_INTEGER, true),
+      unit: $("divergence-unit").value,
+      replicates: number("divergence-replicates", "Resamples for the intervals", 0, 100000, true),
+      confidence: number("divergence-confidence", "Interval confidence", 0.5, 0.999),
+      seed: number("divergence-seed", "Random seed", 0, Number.MAX_SAFE_INTEGER, true),
     };
   }
 
   async function analyze() {
-    const box = $("cd-settings-error");
+    const box = $("divergence-settings-error");
     let s;
     try {
       s = settings();
@@ -103,9 +104,9 @@ export function createDivergence(call) {
       showIn(box, err.message);
       return;
     }
-    await busy($("cd-analyze"), async () => {
+    await busy($("divergence-analyze"), async () => {
       try {
-        const analysis = await call("cdAnalyze", s);
+        const analysis = await call("divergenceAnalyze", s);
         showIn(box);
         await results.render(analysis);
       } catch (err) {
@@ -115,40 +116,40 @@ export function createDivergence(call) {
   }
 
   // 1. Probe set.
-  useBuiltin("pl-western").catch((err) => showIn($("cd-probes-result"), alert(el("p", { text: errorMessage(err) }))));
-  $("cd-probes-form").addEventListener("submit", (event) => {
+  useBuiltin("pl-western").catch((err) => showIn($("divergence-probes-result"), alert(el("p", { text: errorMessage(err) }))));
+  $("divergence-probes-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    busy($("cd-use-builtin"), () => useBuiltin($("cd-builtin").value).catch((err) =>
-      showIn($("cd-probes-result"), alert(el("p", { text: errorMessage(err) })))));
+    busy($("divergence-use-builtin"), () => useBuiltin($("divergence-builtin").value).catch((err) =>
+      showIn($("divergence-probes-result"), alert(el("p", { text: errorMessage(err) })))));
   });
-  $("cd-probes-file").addEventListener("change", async (event) => {
-    const [file] = event.target.files;
-    event.target.value = "";
+  $("divergence-probes-file").addEventListener("change", async (event) => {
+    const [file] = /** @type {HTMLInputElement} */ (event.target).files;
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
-      const s = await call("cdLoadProbes", file.name, await file.arrayBuffer());
+      const s = await call("divergenceLoadProbes", file.name, await file.arrayBuffer());
       renderState(s);
-      showIn($("cd-probes-result"), probesLoaded(s));
-      showIn($("cd-data-result"));
+      showIn($("divergence-probes-result"), probesLoaded(s));
+      showIn($("divergence-data-result"));
       results.clear();
     } catch (err) {
-      showIn($("cd-probes-result"), alert(el("p", { text: `${errorMessage(err)}. The earlier probe set is kept.` })));
+      showIn($("divergence-probes-result"), alert(el("p", { text: `${errorMessage(err)}. The earlier probe set is kept.` })));
     }
   });
 
   // 2. References.
-  $("cd-ref-file").addEventListener("change", async (event) => {
-    const files = [...event.target.files];
-    event.target.value = "";
+  $("divergence-ref-file").addEventListener("change", async (event) => {
+    const files = [.../** @type {HTMLInputElement} */ (event.target).files];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     const out = [];
     for (const file of files) {
       try {
-        const name = $("cd-ref-name-col").value.trim();
-        const weight = $("cd-ref-weight-col").value.trim();
+        const name = $("divergence-ref-name-col").value.trim();
+        const weight = $("divergence-ref-weight-col").value.trim();
         // Column names only mean something for a plain table; they make the shape one.
         const columns = name || weight ? { name: name || null, weight: weight || null } : null;
-        const shape = columns ? "table" : $("cd-ref-shape").value;
-        const r = await call("cdAddReference", $("cd-ref-culture").value, $("cd-ref-aspect").value, file.name,
+        const shape = columns ? "table" : $("divergence-ref-shape").value;
+        const r = await call("divergenceAddReference", $("divergence-ref-culture").value, $("divergence-ref-aspect").value, file.name,
           await file.arrayBuffer(), shape, columns);
         out.push(ok(`${r.file}: ${plural(r.rows, "row")} read as ${r.shape}, the ${r.culture} reference for ${r.aspect}.`));
         if (r.problems.length) out.push(alert(el("p", { text: `${plural(r.problems.length, "row")} were not read:` }), problems(r.problems)));
@@ -156,73 +157,73 @@ export function createDivergence(call) {
         out.push(alert(el("p", { text: errorMessage(err) })));
       }
     }
-    showIn($("cd-ref-result"), out);
-    renderState(await call("cdState"));
+    showIn($("divergence-ref-result"), out);
+    renderState(await call("divergenceState"));
     results.clear();
   });
-  $("cd-ref-clear").addEventListener("click", async () => {
-    await call("cdClearReferences");
-    renderState(await call("cdState"));
-    showIn($("cd-ref-result"), ok("Using the shipped references again."));
+  $("divergence-ref-clear").addEventListener("click", async () => {
+    await call("divergenceClearReferences");
+    renderState(await call("divergenceState"));
+    showIn($("divergence-ref-result"), ok("Using the shipped references again."));
     results.clear();
   });
 
   // 3. The model's data.
-  $("cd-sim-form").addEventListener("submit", (event) => {
+  $("divergence-sim-form").addEventListener("submit", (event) => {
     event.preventDefault();
     let request;
     try {
       const common = {
-        jitter: number("cd-jitter", "Variation between sentences", 0, 10),
-        samples: number("cd-samples", "Completions per sentence", 1, 10000, true),
-        unmatched_rate: number("cd-unmatched-rate", "Share of replies naming no filler", 0, 1),
+        jitter: number("divergence-jitter", "Variation between sentences", 0, 10),
+        samples: number("divergence-samples", "Completions per sentence", 1, 10000, true),
+        unmatched_rate: number("divergence-unmatched-rate", "Share of replies naming no filler", 0, 1),
       };
-      const models = [{ name: "A", lean: number("cd-lean-a", "Lean of model A", 0, 1), ...common }];
-      if ($("cd-lean-b").value.trim() !== "") models.push({ name: "B", lean: number("cd-lean-b", "Lean of model B", 0, 1), ...common });
-      request = { mode: $("cd-mode").value, models, seed: number("cd-seed", "Random seed", 0, Number.MAX_SAFE_INTEGER, true) };
+      const models = [{ name: "A", lean: number("divergence-lean-a", "Lean of model A", 0, 1), ...common }];
+      if ($("divergence-lean-b").value.trim() !== "") models.push({ name: "B", lean: number("divergence-lean-b", "Lean of model B", 0, 1), ...common });
+      request = { mode: $("divergence-mode").value, models, seed: number("divergence-seed", "Random seed", 0, Number.MAX_SAFE_INTEGER, true) };
     } catch (err) {
-      showIn($("cd-data-result"), alert(el("p", { text: err.message })));
+      showIn($("divergence-data-result"), alert(el("p", { text: err.message })));
       return;
     }
-    busy($("cd-simulate"), async () => {
+    busy($("divergence-simulate"), async () => {
       try {
-        showIn($("cd-data-result"), dataLoaded(await call("cdSimulate", request)));
+        showIn($("divergence-data-result"), dataLoaded(await call("divergenceSimulate", request)));
         await analyze();
       } catch (err) {
-        showIn($("cd-data-result"), alert(el("p", { text: errorMessage(err) })));
+        showIn($("divergence-data-result"), alert(el("p", { text: errorMessage(err) })));
       }
     });
   });
-  $("cd-cases-download").addEventListener("click", async () => {
+  $("divergence-cases-download").addEventListener("click", async () => {
     // The mode select says "sampling"/"scoring"; the session's cases take "sample"/"score".
-    const mode = $("cd-mode").value === "scoring" ? "score" : "sample";
+    const mode = $("divergence-mode").value === "scoring" ? "score" : "sample";
     try {
-      download(`divergence-${mode}-cases.jsonl`, await call("cdCasesJsonl", mode), "application/jsonl");
+      download(`divergence-${mode}-cases.jsonl`, await call("divergenceCasesJsonl", mode), "application/jsonl");
     } catch (err) {
-      showIn($("cd-data-result"), alert(el("p", { text: errorMessage(err) })));
+      showIn($("divergence-data-result"), alert(el("p", { text: errorMessage(err) })));
     }
   });
-  for (const [id, op] of [["cd-logprobs-file", "cdLoadLogprobs"], ["cd-records-file", "cdLoadRecords"]]) {
+  for (const [id, op] of /** @type {const} */ ([["divergence-logprobs-file", "divergenceLoadLogprobs"], ["divergence-records-file", "divergenceLoadRecords"]])) {
     $(id).addEventListener("change", async (event) => {
-      const [file] = event.target.files;
-      event.target.value = "";
+      const [file] = /** @type {HTMLInputElement} */ (event.target).files;
+      /** @type {HTMLInputElement} */ (event.target).value = "";
       if (!file) return;
       try {
-        showIn($("cd-data-result"), dataLoaded(await call(op, file.name, await file.arrayBuffer())));
+        showIn($("divergence-data-result"), dataLoaded(await call(op, file.name, await file.arrayBuffer())));
         await analyze();
       } catch (err) {
-        showIn($("cd-data-result"), alert(el("p", { text: `${errorMessage(err)}. The earlier data is kept.` })));
+        showIn($("divergence-data-result"), alert(el("p", { text: `${errorMessage(err)}. The earlier data is kept.` })));
       }
     });
   }
 
   // 4. Settings and exports.
-  $("cd-smoothing").addEventListener("change", () => {
-    const method = $("cd-smoothing").value;
-    $("cd-smoothing-value").disabled = method === "none";
-    $("cd-smoothing-value").value = method === "floor" ? "1e-6" : "0.5";
+  $("divergence-smoothing").addEventListener("change", () => {
+    const method = $("divergence-smoothing").value;
+    $("divergence-smoothing-value").disabled = method === "none";
+    $("divergence-smoothing-value").value = method === "floor" ? "1e-6" : "0.5";
   });
-  $("cd-settings-form").addEventListener("submit", (event) => {
+  $("divergence-settings-form").addEventListener("submit", (event) => {
     event.preventDefault();
     analyze();
   });
@@ -231,10 +232,10 @@ export function createDivergence(call) {
       const text = await call(op, arg);
       download(name, type === "application/json" ? withGenerator(text) : text, type);
     } catch (err) {
-      showIn($("cd-error"), errorMessage(err));
+      showIn($("divergence-error"), errorMessage(err));
     }
   };
-  $("cd-export-json").addEventListener("click", () => save("cdExport", "json", `divergence-${state?.probe_set?.id ?? "results"}.json`, "application/json"));
-  $("cd-export-csv").addEventListener("click", () => save("cdExport", "csv", `divergence-${state?.probe_set?.id ?? "results"}.csv`, "text/csv"));
-  $("cd-export-data").addEventListener("click", () => save("cdDataCsv", undefined, "divergence-model-data.csv", "text/csv"));
+  $("divergence-export-json").addEventListener("click", () => save("divergenceExport", "json", `divergence-${state?.probe_set?.id ?? "results"}.json`, "application/json"));
+  $("divergence-export-csv").addEventListener("click", () => save("divergenceExport", "csv", `divergence-${state?.probe_set?.id ?? "results"}.csv`, "text/csv"));
+  $("divergence-export-data").addEventListener("click", () => save("divergenceDataCsv", undefined, "divergence-model-data.csv", "text/csv"));
 }

@@ -29,7 +29,7 @@ const verdictCell = (v) => el("td", { class: `verdict ${VERDICT[v] ?? ""}`, text
 
 function groupsTable(groups) {
   const count = (g, o) => String(g.counts[o] ?? 0);
-  return table("rq-groups", "Pass rate per group", ["Model", "Concern", "Language", "Input", "Reflection", "Passed", "Failed",
+  return table("requirements-groups", "Pass rate per group", ["Model", "Concern", "Language", "Input", "Reflection", "Passed", "Failed",
     "Refused", "Unparseable", "Error", "Pass rate [interval]", "Tolerance", "Verdict", "LangBiTe's verdict"],
   groups.map((g) => el("tr", {},
     [g.model, g.concern, g.language, g.input_type, g.reflection_type].map((c) => el("td", { text: c })),
@@ -44,43 +44,44 @@ function testsTable(c, alpha) {
     [t.statistic == null ? "–" : t.statistic.toFixed(3), p3(t.p_value), p3(t.p_holm), p3(t.p_bh)]
       .map((x) => el("td", { class: "num", text: x })),
     el("td", { text: t.p_holm < alpha ? "yes" : "no" }))));
-  return table("rq-tests", "Community tests", ["Model", "Concern", "Language", "Test", "Communities", "Statistic", "p",
+  return table("requirements-tests", "Community tests", ["Model", "Concern", "Language", "Test", "Communities", "Statistic", "p",
     "p (Holm)", "p (BH)", `Significant (Holm, α = ${alpha})`], rows);
 }
 
 function crossTable(cross) {
-  return table("rq-cross", "The same templates across languages", ["Model", "Concern", "Languages", "Templates",
+  return table("requirements-cross", "The same templates across languages", ["Model", "Concern", "Languages", "Templates",
     "Passed in the first only", "Passed in the second only", "p (exact McNemar)", "p (Holm)"],
   cross.pairs.map((p) => el("tr", {}, [p.model, p.concern, `${p.language_a} / ${p.language_b}`].map((x) => el("td", { text: x })),
     [String(p.templates), String(p.a_only), String(p.b_only), p3(p.p_value), p3(p.p_holm)].map((x) => el("td", { class: "num", text: x })))));
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createRequirementResults(call) {
   async function evaluate() {
     let query;
     // Large record sets take a second or two in the worker: no second click meanwhile.
-    $("rq-evaluate").disabled = true;
-    $("rq-results").setAttribute("aria-busy", "true");
+    $("requirements-evaluate").disabled = true;
+    $("requirements-results").setAttribute("aria-busy", "true");
     try {
       query = {
-        compat: $("rq-compat").checked, confidence: number("rq-confidence", "Confidence", 0.5, 0.999),
-        alpha: number("rq-alpha", "Significance level", 0.001, 0.5), seed: number("rq-eval-seed", "Seed", 0, 2 ** 53),
+        compat: $("requirements-compat").checked, confidence: number("requirements-confidence", "Confidence", 0.5, 0.999),
+        alpha: number("requirements-alpha", "Significance level", 0.001, 0.5), seed: number("requirements-eval-seed", "Seed", 0, 2 ** 53),
       };
-      const v = await call("rqEvaluate", query);
-      showIn($("rq-eval-error"));
+      const v = await call("requirementsEvaluate", query);
+      showIn($("requirements-eval-error"));
       render(v, query);
     } catch (err) {
-      showIn($("rq-eval-error"), errorMessage(err));
+      showIn($("requirements-eval-error"), errorMessage(err));
     } finally {
-      $("rq-evaluate").disabled = false;
-      $("rq-results").removeAttribute("aria-busy");
+      $("requirements-evaluate").disabled = false;
+      $("requirements-results").removeAttribute("aria-busy");
     }
   }
 
   function render(v, q) {
     const outcomes = Object.entries(v.outcomes).map(([o, n]) => `${o} ${n}`).join(", ");
     const verdicts = Object.entries(v.template_verdicts).map(([o, n]) => `${o} ${n}`).join(", ");
-    const parts = [el("p", { class: "success", role: "status", id: "rq-results-summary",
+    const parts = [el("p", { class: "success", role: "status", id: "requirements-results-summary",
       text: `${plural(v.records, "record")} judged (${v.mode === "langbite" ? "LangBiTe compatibility" : "every instance"}). ` +
         (outcomes ? `Outcomes: ${outcomes}. ` : "") + `Template verdicts as LangBiTe gives them: ${verdicts || "none"}.` })];
     if (v.groups.length) {
@@ -90,20 +91,20 @@ export function createRequirementResults(call) {
           "LangBiTe's verdict compares the point estimate alone." }),
         groupsTable(v.groups));
       if (v.pass_rates_svg) {
-        const img = el("img", { class: "chart", id: "rq-pass-rates" });
+        const img = el("img", { class: "chart", id: "requirements-pass-rates" });
         setSvg(img, v.pass_rates_svg, "Pass rate per group with its interval; the dashed tick is the tolerance");
         parts.push(img);
       }
     } else {
-      parts.push(el("h4", { text: "LangBiTe's verdicts per group" }), table("rq-global", "LangBiTe's global evaluation",
+      parts.push(el("h4", { text: "LangBiTe's verdicts per group" }), table("requirements-global", "LangBiTe's global evaluation",
         ["Model", "Concern", "Language", "Input", "Reflection", "Passed", "Failed", "Error", "Tolerance", "Verdict"],
         v.global.map((g) => el("tr", {}, [g.model, g.concern, g.language, g.input_type, g.reflection_type, g.passed, g.failed,
           g.error, g.tolerance, g.tolerance_evaluation].map((c) => el("td", { text: String(c) }))))));
     }
     const charts = el("div", {});
     if (v.communities) {
-      const forest = el("img", { class: "chart", id: "rq-forest" });
-      const heat = el("img", { class: "chart", id: "rq-heatmap" });
+      const forest = el("img", { class: "chart", id: "requirements-forest" });
+      const heat = el("img", { class: "chart", id: "requirements-heatmap" });
       setSvg(forest, v.forest_svg, "Per-community pass share or mean value, with intervals");
       setSvg(heat, v.heatmap_svg, `Pairwise McNemar p-values; a star marks Holm-corrected p < ${q.alpha}`);
       charts.append(el("h4", { text: "Communities" }),
@@ -118,17 +119,17 @@ export function createRequirementResults(call) {
       parts.push(el("div", { class: "warning" }, el("p", { text: `${plural(v.problem_count, "record")} could not be judged:` }),
         el("ul", { class: "problems" }, v.problems.map((p) => el("li", { text: describeProblem(p) })))));
     }
-    parts.push(el("h4", { text: "Exports" }), el("div", { class: "buttons", id: "rq-exports" },
+    parts.push(el("h4", { text: "Exports" }), el("div", { class: "buttons", id: "requirements-exports" },
       el("button", { type: "button", "data-export": "all", text: "Download every file" })));
-    showIn($("rq-results"), parts);
+    showIn($("requirements-results"), parts);
     fillExports();
   }
 
   async function fillExports() {
     // One timestamp for LangBiTe's three CSVs, as LangBiTe writes them.
     const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-    const files = await call("rqFiles", stamp);
-    const box = $("rq-exports");
+    const files = await call("requirementsFiles", stamp);
+    const box = $("requirements-exports");
     // The manifest names the build; the other files stay byte-identical to `evenhand evaluate`'s.
     const withBuild = (name, text) => (name === "manifest.json" ? withFirstKey(text, "build", buildInfo().build) : text);
     const save = ([name, text]) =>
@@ -141,76 +142,76 @@ export function createRequirementResults(call) {
     box.firstChild.addEventListener("click", () => files.forEach(save));
   }
 
-  $("rq-eval-form").addEventListener("submit", (event) => {
+  $("requirements-eval-form").addEventListener("submit", (event) => {
     event.preventDefault();
     evaluate();
   });
 
   function showJudge(r) {
     const a = r.agreement;
-    $("rq-judge").open = true;
-    showIn($("rq-judge-result"),
-      el("p", { id: "rq-judge-summary", role: "status", text: `The judge and the oracle agree on ${a.both + a.neither} of ` +
+    $("requirements-judge").open = true;
+    showIn($("requirements-judge-result"),
+      el("p", { id: "requirements-judge-summary", role: "status", text: `The judge and the oracle agree on ${a.both + a.neither} of ` +
         `${plural(a.n, "answer")}${a.percent_agreement == null ? "" : ` (${a.percent_agreement.toFixed(1)}%)`}; Cohen's kappa ` +
         `${a.kappa == null ? "undefined" : a.kappa.toFixed(3)}; ${plural(r.unusable, "reply", "replies")} unusable.` }),
-      table("rq-judge-table", "Oracle against judge", ["", "Judge: pass", "Judge: fail"], [
+      table("requirements-judge-table", "Oracle against judge", ["", "Judge: pass", "Judge: fail"], [
         el("tr", {}, el("th", { scope: "row", text: "Oracle: pass" }), el("td", { class: "num", text: String(a.both) }), el("td", { class: "num", text: String(a.only_a) })),
         el("tr", {}, el("th", { scope: "row", text: "Oracle: fail" }), el("td", { class: "num", text: String(a.only_b) }), el("td", { class: "num", text: String(a.neither) })),
       ]));
   }
 
   // The LLM judge: its cases out to the Run tab, its answers back against the oracle.
-  const judgeCases = () => call("rqJudgeCases", number("rq-judge-n", "Passes and failures per group", 1, 1000),
-    number("rq-judge-seed", "Seed of the sample", 0, 2 ** 32 - 1));
-  $("rq-judge-run").addEventListener("click", async () => {
+  const judgeCases = () => call("requirementsJudgeCases", number("requirements-judge-n", "Passes and failures per group", 1, 1000),
+    number("requirements-judge-seed", "Seed of the sample", 0, 2 ** 32 - 1));
+  $("requirements-judge-run").addEventListener("click", async () => {
     try {
       const j = await judgeCases();
-      showIn($("rq-judge-result"), el("p", { role: "status", text: `${plural(j.cases, "case")} handed to the Run tab.` }));
+      showIn($("requirements-judge-result"), el("p", { role: "status", text: `${plural(j.cases, "case")} handed to the Run tab.` }));
       handToRun({ origin: "requirements-judge", kind: "chat", name: "requirements-judge-cases.jsonl", text: j.jsonl,
         label: `From the Requirements tab: ${plural(j.cases, "judge case")} (an audit sample of passes and failures)` });
     } catch (err) {
-      showIn($("rq-judge-result"), alert(el("p", { text: errorMessage(err) })));
+      showIn($("requirements-judge-result"), alert(el("p", { text: errorMessage(err) })));
     }
   });
-  $("rq-judge-form").addEventListener("submit", async (event) => {
+  $("requirements-judge-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
       const j = await judgeCases();
       download("requirements-judge-cases.jsonl", j.jsonl, "application/jsonl");
-      showIn($("rq-judge-result"), el("p", { role: "status", text: `${plural(j.cases, "case")} for the judge. Run them in the ` +
+      showIn($("requirements-judge-result"), el("p", { role: "status", text: `${plural(j.cases, "case")} for the judge. Run them in the ` +
         "Run tab (cases file) on the model you trust, export its records and load them here." }));
     } catch (err) {
-      showIn($("rq-judge-result"), alert(el("p", { text: errorMessage(err) })));
+      showIn($("requirements-judge-result"), alert(el("p", { text: errorMessage(err) })));
     }
   });
-  $("rq-judge-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+  $("requirements-judge-file").addEventListener("change", async (event) => {
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
-      showJudge(await call("rqLoadJudge", file.name, await file.arrayBuffer()));
+      showJudge(await call("requirementsLoadJudge", file.name, await file.arrayBuffer()));
     } catch (err) {
-      showIn($("rq-judge-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The evaluation is unchanged." })));
+      showIn($("requirements-judge-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The evaluation is unchanged." })));
     }
   });
 
   // LangBiTe's reports: each file recognised by its header, then read again together.
-  $("rq-reports-file").addEventListener("change", async (event) => {
-    const files = [...event.target.files];
-    event.target.value = "";
+  $("requirements-reports-file").addEventListener("change", async (event) => {
+    const files = [.../** @type {HTMLInputElement} */ (event.target).files];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     const loaded = [];
     const errors = [];
     for (const file of files) {
       try {
-        loaded.push(`${file.name} (${await call("rqLoadReport", file.name, await file.text())})`);
+        loaded.push(`${file.name} (${await call("requirementsLoadReport", file.name, await file.text())})`);
       } catch (err) {
         errors.push(errorMessage(err));
       }
     }
     try {
-      renderReports(await call("rqReportsView", number("rq-confidence", "Confidence", 0.5, 0.999)), loaded, errors);
+      renderReports(await call("requirementsReportsView", number("requirements-confidence", "Confidence", 0.5, 0.999)), loaded, errors);
     } catch (err) {
-      showIn($("rq-reports"), alert(el("p", { text: errorMessage(err) })));
+      showIn($("requirements-reports"), alert(el("p", { text: errorMessage(err) })));
     }
   });
 
@@ -219,9 +220,9 @@ export function createRequirementResults(call) {
     if (loaded.length) parts.push(el("p", { class: "success", role: "status", text: `Read: ${loaded.join(", ")}.` }));
     if (errors.length || r.problems.length) parts.push(alert(...[...errors, ...r.problems].map((m) => el("p", { text: m }))));
     if (r.global) {
-      parts.push(el("p", { id: "rq-reports-summary", text: `${plural(r.global.length, "group")}; in ${r.disagreements} of them ` +
+      parts.push(el("p", { id: "requirements-reports-summary", text: `${plural(r.global.length, "group")}; in ${r.disagreements} of them ` +
         "LangBiTe's verdict is not what the interval supports (highlighted)." }),
-      table("rq-reanalysis", "LangBiTe's global report with intervals", ["Model", "Concern", "Language", "Input", "Reflection",
+      table("requirements-reanalysis", "LangBiTe's global report with intervals", ["Model", "Concern", "Language", "Input", "Reflection",
         "Passed", "Failed", "Errors (left out upstream)", "Pass rate [interval]", "Tolerance", "Verdict", "LangBiTe's verdict"],
       r.global.map((g) => el("tr", { class: g.disagrees ? "disagrees" : null },
         [g.model, g.concern, g.language, g.input_type, g.reflection_type].map((c) => el("td", { text: c })),
@@ -230,10 +231,10 @@ export function createRequirementResults(call) {
         verdictCell(g.verdict), el("td", { text: g.tolerance_evaluation })))));
     }
     if (r.rejudged) {
-      parts.push(el("p", { id: "rq-rejudged", text: `Judged again from the responses: ${r.agree} of ${plural(r.rejudged.length, "evaluation")} ` +
+      parts.push(el("p", { id: "requirements-rejudged", text: `Judged again from the responses: ${r.agree} of ${plural(r.rejudged.length, "evaluation")} ` +
         "get the verdict the report gives." }));
     }
-    showIn($("rq-reports"), parts);
+    showIn($("requirements-reports"), parts);
   }
 
   return { evaluate, showJudge };

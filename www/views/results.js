@@ -56,7 +56,8 @@ function chartAlt(a) {
   return `Chart: pass rate by ${by}${a.simulated ? " (simulated model)" : ""}: ${rates}`;
 }
 
-/** Builds the Results tab. `call` is the worker rpc. Returns {render}. */
+/** Builds the Results tab. `call` is the worker rpc. Returns {render}.
+ * @param {import("../rpc.js").AnalysisCall} call */
 export function createResults(call, groupFields) {
   let offset = 0;
   const filter = { status: "", search: "" };

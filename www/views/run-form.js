@@ -11,7 +11,8 @@ const CORS_TEXT = {
   unverified: "browser access not confirmed",
 };
 
-/** Builds the targets editor and price table; returns {read(), fillPrices(table)}. */
+/** Builds the targets editor and price table; returns {read(), fillPrices(table)}.
+ * @param {import("../rpc.js").RunCall} runCall */
 export function createRunForm(runCall, specs) {
   const list = $("run-targets");
   let serial = 0;

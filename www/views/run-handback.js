@@ -4,9 +4,11 @@
 // records (the session's records). Shown under the run's progress; the
 // buttons work on what is stored so far, so a partial run can be used too.
 import { $, busy, download, el, errorMessage, plural, showIn } from "../dom.js";
-import { rqDataChanged, xlDataChanged } from "../handover.js";
+import { requirementsDataChanged, crosslingualDataChanged } from "../handover.js";
 
-/** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session). */
+/** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session).
+ * @param {import("../rpc.js").RunCall} runCall
+ * @param {import("../rpc.js").AnalysisCall} call */
 export function createHandback(runCall, call) {
   const box = $("run-handback");
   let shown = ""; // the run and kind the box was built for
@@ -18,30 +20,30 @@ export function createHandback(runCall, call) {
     const batches = await runCall("vectors");
     const b = batches.find((x) => x.model === model);
     if (!b || !b.ids.length) throw new Error(`No vectors of ${model} are stored yet.`);
-    const n = await call("xlUseEmbeddingRun", b);
+    const n = await call("crosslingualUseEmbeddingRun", b);
     const message = `${plural(n, "response")} got a vector of ${model} from the Run tab (${b.vectors[0].length} numbers each).`;
     status.textContent = message;
-    xlDataChanged(message);
+    crosslingualDataChanged(message);
   }
 
   async function sendRecords() {
     const text = await runCall("export", "jsonl");
     if (!text.trim()) throw new Error("No record is answered or failed yet.");
-    const s = await call("xlLoadRecords", "run-records.jsonl", new TextEncoder().encode(text));
+    const s = await call("crosslingualLoadRecords", "run-records.jsonl", new TextEncoder().encode(text));
     const message = `${plural(s.used, "record")} of the run are the Cross-lingual tab's records now.`;
     status.textContent = message;
-    xlDataChanged(message);
+    crosslingualDataChanged(message);
   }
 
   async function sendVerdicts() {
     const text = await runCall("export", "jsonl");
     if (!text.trim()) throw new Error("No judge reply is stored yet.");
-    const s = await call("xlLoadJudge", "judge-run.jsonl", new TextEncoder().encode(text));
+    const s = await call("crosslingualLoadJudge", "judge-run.jsonl", new TextEncoder().encode(text));
     const message = `${plural(s.verdicts, "judge verdict")} from ${s.models.join(", ")}` +
       (s.unreadable ? `; ${plural(s.unreadable, "reply", "replies")} not exactly REFUSAL or ANSWER (listed as problems)` : "") +
       (s.failed ? `; ${plural(s.failed, "call")} without a reply` : "") + ".";
     status.textContent = message;
-    xlDataChanged(message);
+    crosslingualDataChanged(message);
   }
 
   // The Requirements tab: the run's records (answers to its prompts, or the judge's replies).
@@ -50,12 +52,12 @@ export function createHandback(runCall, call) {
     if (!text.trim()) throw new Error("No record is answered or failed yet.");
     const bytes = new TextEncoder().encode(text);
     const result = what === "judge"
-      ? await call("rqLoadJudge", "judge-run.jsonl", bytes)
-      : await call("rqLoadRecords", "run-records.jsonl", bytes);
+      ? await call("requirementsLoadJudge", "judge-run.jsonl", bytes)
+      : await call("requirementsLoadRecords", "run-records.jsonl", bytes);
     status.textContent = what === "judge"
       ? `${plural(result.agreement.n, "judge verdict")} reached the Requirements tab.`
       : `${plural(result.records, "record")} of the run are the Requirements tab's records now.`;
-    rqDataChanged(what, result);
+    requirementsDataChanged(what, result);
   }
 
   const act = (button, fn) => button.addEventListener("click", () => busy(button, async () => {

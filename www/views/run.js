@@ -9,9 +9,11 @@ import { renderEstimate, renderProgress } from "./run-live.js";
 import { createHandback } from "./run-handback.js";
 import { onRunCases } from "../handover.js";
 
-/** `call` talks to the analysis worker (for "Analyze now"); `analyzed()` refreshes Results. */
+/** `call` talks to the analysis worker (for "Analyze now"); `analyzed()` refreshes Results.
+ * @param {import("../rpc.js").AnalysisCall} call */
 export async function createRun(call, analyzed) {
   const worker = new Worker(new URL("../run-worker.js", import.meta.url), { type: "module" });
+  /** @type {import("../rpc.js").RunCall} */
   const runCall = connect(worker);
   const handback = createHandback(runCall, call);
   worker.addEventListener("message", ({ data }) => {
@@ -62,7 +64,7 @@ export async function createRun(call, analyzed) {
   }
 
   async function readCases() {
-    const source = document.querySelector('input[name="run-source"]:checked').value;
+    const source = /** @type {HTMLInputElement} */ (document.querySelector('input[name="run-source"]:checked')).value;
     if (source === "handed") {
       if (!handed) throw new Error("No cases were handed over; choose another source.");
       const cases = { name: handed.name, bytes: new TextEncoder().encode(handed.text), as_records: false, kind: handed.kind, origin: handed.origin };
@@ -180,7 +182,8 @@ function checkEmbeddings(spec, specs) {
   }
 }
 
-/** On load: each unfinished stored run, with Resume (asking again for keys not remembered) and Discard. */
+/** On load: each unfinished stored run, with Resume (asking again for keys not remembered) and Discard.
+ * @param {import("../rpc.js").RunCall} runCall */
 async function offerResume(runCall) {
   const box = $("run-resume");
   let runs;
@@ -195,6 +198,7 @@ async function offerResume(runCall) {
   box.hidden = false;
 }
 
+/** @param {import("../rpc.js").RunCall} runCall */
 function resumeItem(runCall, r, box) {
   const inputs = r.keyed.filter((t) => !keysFor([t])[t]).map((t) => {
     const id = `run-resume-key-${r.run_id}-${t}`;

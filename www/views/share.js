@@ -12,6 +12,7 @@ function pageAddress() {
   return url.href;
 }
 
+/** @param {import("../rpc.js").AnalysisCall} call */
 export function createShare(call) {
   $("share-copy").addEventListener("click", async () => {
     showIn($("share-error"));

@@ -12,7 +12,8 @@ function loadDetail(err) {
   return d; // {kind: "nothing_loaded", detail: {...}} and others
 }
 
-/** Builds the Upload tab. `changed()` re-renders everything after new data is in. */
+/** Builds the Upload tab. `changed()` re-renders everything after new data is in.
+ * @param {import("../rpc.js").AnalysisCall} call */
 export function createUpload(call, fields, changed) {
   const result = $("upload-result");
   const mapping = $("mapping");
@@ -105,8 +106,8 @@ export function createUpload(call, fields, changed) {
   }
 
   $("upload-file").addEventListener("change", (event) => {
-    pick(event.target.files[0]);
-    event.target.value = ""; // choosing the same file again must load it again
+    pick(/** @type {HTMLInputElement} */ (event.target).files[0]);
+    /** @type {HTMLInputElement} */ (event.target).value = ""; // choosing the same file again must load it again
   });
 
   const zone = $("dropzone");
@@ -122,8 +123,8 @@ export function createUpload(call, fields, changed) {
   });
 
   $("bundle-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    event.target.value = "";
+    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     const box = $("bundle-result");
     try {

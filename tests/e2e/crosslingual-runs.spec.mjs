@@ -24,11 +24,11 @@ async function downloadText(page, locator) {
 /** The fixture set run on the simulated model in en and de; returns the number of records. */
 async function simulated(page) {
   await openCrossLingualFixture(page);
-  const modes = await page.locator("#xl-modes input:checked").count();
+  const modes = await page.locator("#crosslingual-modes input:checked").count();
   await page.getByLabel("Samples per question").fill(String(SAMPLES));
   await page.getByRole("button", { name: "Run the simulated model" }).click();
   const n = 6 * 2 * modes * SAMPLES;
-  await expect(page.locator("#xl-run-result")).toContainText(`answered ${n} prompts`);
+  await expect(page.locator("#crosslingual-run-result")).toContainText(`answered ${n} prompts`);
   return n;
 }
 
@@ -38,7 +38,7 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
   const mock = await startMock();
   try {
     const n = await simulated(page);
-    await expect(page.locator("#xl-embeddings-info")).not.toContainText("model"); // simulated vectors, no model
+    await expect(page.locator("#crosslingual-embeddings-info")).not.toContainText("model"); // simulated vectors, no model
 
     // Embeddings: handed to the Run tab, 5 texts per call, on the mock's embedding model.
     await page.getByRole("button", { name: "Embed the responses via the Run tab" }).click();
@@ -50,7 +50,7 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
     await expect(page.locator("#run-plan-error")).toContainText("makes no embeddings");
     await page.locator("#run-batch-size").fill("5");
     await runOnMock(page, mock, "mock-embed", Math.ceil(n / 5));
-    await shot(page.locator("#run-live"), "xl-runs-run-tab");
+    await shot(page.locator("#run-live"), "crosslingual-runs-run-tab");
     expect((await mock.stats()).total).toBe(Math.ceil(n / 5));
 
     const jsonl = await downloadText(page, page.getByRole("button", { name: "Download embeddings (JSONL)" }));
@@ -61,21 +61,21 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
 
     await page.getByRole("button", { name: "Use the vectors in the Cross-lingual tab" }).click();
     await expect(page.getByRole("tab", { name: "Cross-lingual" })).toHaveAttribute("aria-selected", "true");
-    await expect(page.locator("#xl-runs-result")).toContainText(`${n} responses got a vector of mock-embed`);
-    await expect(page.locator("#xl-embeddings-info")).toHaveText(`${n} responses have an embedding (dimension 8, model mock-embed).`);
+    await expect(page.locator("#crosslingual-runs-result")).toContainText(`${n} responses got a vector of mock-embed`);
+    await expect(page.locator("#crosslingual-embeddings-info")).toHaveText(`${n} responses have an embedding (dimension 8, model mock-embed).`);
 
     await page.getByLabel("Permutations per test").fill("99");
     await page.getByRole("button", { name: "Run PERMANOVA" }).click();
-    const rows = page.locator("#xl-permanova-table tbody tr");
+    const rows = page.locator("#crosslingual-permanova-table tbody tr");
     await expect(rows).toHaveCount(1 + 3); // de–en, overall and in each of the 3 topics
     await expect(rows.first().locator("th")).toHaveText("de – en");
-    await expect(page.locator("#xl-perm-family")).toContainText("response embeddings, chord distance");
+    await expect(page.locator("#crosslingual-perm-family")).toContainText("response embeddings, chord distance");
     const overall = (await rows.first().locator("td").nth(1).innerText()).split("+").map((x) => Number(x.trim()));
     expect(overall[0] + overall[1]).toBe(n);
     const f = Number(await rows.first().locator("td").nth(2).innerText());
     expect(Number.isFinite(f) && f >= 0).toBe(true);
-    await expect(page.locator("#xl-pca-chart")).toBeVisible();
-    await shot(page.locator("#xl-permanova"), "xl-runs-permanova");
+    await expect(page.locator("#crosslingual-pca-chart")).toBeVisible();
+    await shot(page.locator("#crosslingual-permanova"), "crosslingual-runs-permanova");
 
     // The LLM judge: one chat call per response; the replies become the judge detector.
     await page.getByRole("button", { name: "Judge refusals via the Run tab" }).click();
@@ -83,16 +83,16 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
     await runOnMock(page, mock, "mock-judge", n);
     await page.getByRole("button", { name: "Use the verdicts in the Cross-lingual tab" }).click();
     await expect(page.getByRole("tab", { name: "Cross-lingual" })).toHaveAttribute("aria-selected", "true");
-    await expect(page.locator("#xl-runs-result")).toContainText(`${n} judge verdicts from mock-judge`);
-    const agreement = page.locator("#xl-agreement tbody tr", { hasText: "judge" }).first();
+    await expect(page.locator("#crosslingual-runs-result")).toContainText(`${n} judge verdicts from mock-judge`);
+    const agreement = page.locator("#crosslingual-agreement tbody tr", { hasText: "judge" }).first();
     await expect(agreement).toBeVisible();
     await expect(agreement.locator("td").first()).toHaveText(String(n));
     await page.getByLabel("Refusal detector").selectOption("judge");
-    await expect(page.locator("#xl-summary")).toContainText(`${n} of ${n} responses judged by the judge detector`);
+    await expect(page.locator("#crosslingual-summary")).toContainText(`${n} of ${n} responses judged by the judge detector`);
     const csv = await downloadText(page, page.getByRole("button", { name: "Download records (CSV)" }));
     expect(csv.split("\n")[0]).toContain("judge_verdict");
     expect((csv.match(/,mock-judge/g) ?? []).length).toBe(n); // judge_model on every record
-    await shot(page.locator("#xl-agreement"), "xl-runs-judge");
+    await shot(page.locator("#crosslingual-agreement"), "crosslingual-runs-judge");
     expect(errors).toEqual([]);
   } finally {
     mock.stop();
@@ -135,8 +135,8 @@ test("a precomputed distance matrix runs PERMANOVA; a bad one names its line and
   const recordsCsv = await downloadText(page, page.getByRole("button", { name: "Download records (CSV)" }));
   const [header, ...records] = parseCsv(recordsCsv);
   // The records alone, without their vectors: the matrix stands in for them.
-  await page.locator("#xl-records-file").setInputFiles({ name: "records.csv", mimeType: "text/csv", buffer: Buffer.from(recordsCsv) });
-  await expect(page.locator("#xl-embeddings-info")).toHaveText("No response embeddings loaded.");
+  await page.locator("#crosslingual-records-file").setInputFiles({ name: "records.csv", mimeType: "text/csv", buffer: Buffer.from(recordsCsv) });
+  await expect(page.locator("#crosslingual-embeddings-info")).toHaveText("No response embeddings loaded.");
   const id = header.indexOf("record_id");
   const lang = header.indexOf("language");
   expect(records.length).toBe(n);
@@ -148,17 +148,17 @@ test("a precomputed distance matrix runs PERMANOVA; a bad one names its line and
   const upload = (name, text) => page.getByLabel(/precomputed distance matrix/).setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(text) });
 
   await upload("distances.csv", matrix((i, j, d) => d));
-  await expect(page.locator("#xl-distances-result")).toContainText(`distances between ${n} responses; ${n} of the loaded records have a row`);
+  await expect(page.locator("#crosslingual-distances-result")).toContainText(`distances between ${n} responses; ${n} of the loaded records have a row`);
   await expect(page.getByLabel("Distances from")).toHaveValue("matrix");
   await page.getByLabel("Permutations per test").fill("99");
   await page.getByRole("button", { name: "Run PERMANOVA" }).click();
-  await expect(page.locator("#xl-perm-family")).toContainText("uploaded distance matrix distances.csv");
-  const first = page.locator("#xl-permanova-table tbody tr").first();
+  await expect(page.locator("#crosslingual-perm-family")).toContainText("uploaded distance matrix distances.csv");
+  const first = page.locator("#crosslingual-permanova-table tbody tr").first();
   await expect(first.locator("td").nth(1)).toHaveText(`${n / 2} + ${n / 2}`);
   expect(Number(await first.locator("td").nth(3).innerText())).toBeGreaterThan(0.99); // R²: language explains nearly all
   await expect(first.locator("td").nth(4)).toHaveText("0.010"); // p = 1/(99 + 1), the smallest there is
   // The scatter comes from the matrix: its principal coordinates, the two languages apart.
-  const chart = page.locator("#xl-pca-chart");
+  const chart = page.locator("#crosslingual-pca-chart");
   await expect(chart).toBeVisible();
   await expect(chart).toHaveAttribute("alt", "2-D principal coordinates of the uploaded distance matrix, coloured by language");
   // The page's CSP keeps blob: out of fetch, so the SVG is read as it was handed to the <img>.
@@ -170,14 +170,14 @@ test("a precomputed distance matrix runs PERMANOVA; a bad one names its line and
   // Row 3 (line 5), column 2 (file column 4) disagrees with its mirror, which is named first
   // (the check reads the upper triangle).
   await upload("asymmetric.csv", matrix((i, j, d) => (i === 3 && j === 2 ? "7.5" : d)));
-  const box = page.locator("#xl-distances-result");
+  const box = page.locator("#crosslingual-distances-result");
   await expect(box).toContainText("asymmetric.csv, line 4, column 5:");
   await expect(box).toContainText("but 7.5 at line 5, column 4; expected a symmetric matrix");
   await upload("ghost.csv", `id,${ids[0]},ghost\n${ids[0]},0,1\nghost,1,0\n`);
   await expect(box).toContainText('ghost.csv, line 1, column 3: id "ghost" matches no loaded record');
   await upload("short.csv", `id,${ids[0]},${ids[1]}\n${ids[0]},0,1\n${ids[1]},1\n`);
   await expect(box).toContainText("short.csv, line 3");
-  await shot(page.locator("#xl-permanova"), "xl-runs-distances");
+  await shot(page.locator("#crosslingual-permanova"), "crosslingual-runs-distances");
   expect(errors).toEqual([]);
 });
 
@@ -214,7 +214,7 @@ test("an embedding run survives a reload: resumed without re-sending stored call
     const jsonl = await downloadText(page, page.getByRole("button", { name: "Download embeddings (JSONL)" }));
     expect(jsonl.trim().split("\n").length).toBe(n);
     await page.getByRole("button", { name: "Use the vectors in the Cross-lingual tab" }).click();
-    await expect(page.locator("#xl-embeddings-info")).toHaveText(`${n} responses have an embedding (dimension 8, model mock-embed).`);
+    await expect(page.locator("#crosslingual-embeddings-info")).toHaveText(`${n} responses have an embedding (dimension 8, model mock-embed).`);
     expect(errors).toEqual([]);
   } finally {
     mock.stop();
@@ -256,16 +256,16 @@ test("the questions run on a provider through the Run tab and come back as the t
   const mock = await startMock();
   try {
     await openCrossLingualFixture(page);
-    const n = 6 * 2 * (await page.locator("#xl-modes input:checked").count());
+    const n = 6 * 2 * (await page.locator("#crosslingual-modes input:checked").count());
     await page.getByRole("button", { name: "Run these cases via the Run tab" }).click();
     await expect(page.locator("#run-handed-text")).toContainText(`${n} cases`);
     await runOnMock(page, mock, "mock-a", n);
     await page.getByRole("button", { name: "Use the records in the Cross-lingual tab" }).click();
     await expect(page.getByRole("tab", { name: "Cross-lingual" })).toHaveAttribute("aria-selected", "true");
-    await expect(page.locator("#xl-runs-result")).toContainText(`${n} records of the run`);
-    await expect(page.locator("#xl-summary")).toContainText(`${n} of ${n} responses judged`);
-    await expect(page.locator("#xl-model-rates tbody")).toContainText("mock-a");
-    await expect(page.locator("#xl-embeddings-info")).toHaveText("No response embeddings loaded.");
+    await expect(page.locator("#crosslingual-runs-result")).toContainText(`${n} records of the run`);
+    await expect(page.locator("#crosslingual-summary")).toContainText(`${n} of ${n} responses judged`);
+    await expect(page.locator("#crosslingual-model-rates tbody")).toContainText("mock-a");
+    await expect(page.locator("#crosslingual-embeddings-info")).toHaveText("No response embeddings loaded.");
     expect(errors).toEqual([]);
   } finally {
     mock.stop();

@@ -1,0 +1,78 @@
+//! The facade of the Benchmarks view: one [`BbqSession`] over
+//! [`crate::bbq::session::Session`] (BBQ, GG-BBQ, KoBBQ-style data sets).
+
+use super::{failed, from_js, from_js_or_default, to_js};
+use wasm_bindgen::prelude::*;
+
+/// One open bias-QA analysis (BBQ, GG-BBQ, KoBBQ-style); the page's worker holds one.
+#[wasm_bindgen]
+pub struct BbqSession(crate::bbq::session::Session);
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SimulateRequest {
+    behaviour: crate::simulate::Behaviour,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default)]
+    variant: Option<String>,
+}
+
+#[wasm_bindgen]
+impl BbqSession {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> BbqSession {
+        BbqSession(Default::default())
+    }
+
+    pub fn add_data(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        to_js(&self.0.add_data(name, bytes).map_err(failed)?)
+    }
+
+    /// Evenhand's own BBQ-style set in the given languages (all when empty).
+    pub fn use_builtin(&mut self, seed: u32, languages: Vec<String>) -> Result<JsValue, JsValue> {
+        let langs: Vec<&str> = languages.iter().map(String::as_str).collect();
+        to_js(&self.0.use_builtin(u64::from(seed), &langs))
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// `format`: bbq, ggbbq, kobbq, records or table (default).
+    pub fn add_predictions(&mut self, name: &str, bytes: &[u8], format: Option<String>) -> Result<JsValue, JsValue> {
+        to_js(&self.0.add_predictions(name, bytes, format.as_deref()).map_err(failed)?)
+    }
+
+    /// `request`: {behaviour, seed, variant}.
+    pub fn simulate(&mut self, request: JsValue) -> Result<usize, JsValue> {
+        let r: SimulateRequest = from_js("simulate request", request)?;
+        self.0.simulate(&r.behaviour, r.seed, r.variant.as_deref()).map_err(failed)
+    }
+
+    pub fn set_bootstrap(&mut self, settings: JsValue) -> Result<(), JsValue> {
+        let s: crate::bbq::metrics::BootstrapSettings = from_js("bootstrap settings", settings)?;
+        self.0.set_bootstrap(s).map_err(failed)
+    }
+
+    pub fn view(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.view())
+    }
+
+    /// `query` may be null for the first page.
+    pub fn rows(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let q: crate::bbq::session::RowQuery = from_js_or_default("row query", query)?;
+        to_js(&self.0.rows(&q))
+    }
+
+    /// The prompt variants: [{id, language, description, allows_insufficient, option_line, template}].
+    pub fn prompt_variants() -> Result<JsValue, JsValue> {
+        to_js(&crate::bbq::prompt::variants())
+    }
+}
+
+impl Default for BbqSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}

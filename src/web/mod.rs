@@ -1,0 +1,86 @@
+//! The wasm facade: the only module that touches JavaScript. One file per page view, each
+//! holding that view's wasm class (matching www/views/*); every export converts serde values
+//! in and out and calls the core. Errors come back as `{message, kind, detail}` objects,
+//! never as traps.
+//!
+//! - [`demo`]: the Design, Results, Upload and Share views' [`Workspace`], with the power curve
+//!   and the batch route's download;
+//! - [`bbq`]: the Benchmarks view's [`BbqSession`];
+//! - [`crosslingual`]: the Cross-lingual view's [`CrosslingualSession`];
+//! - [`divergence`]: the Divergence view's [`DivergenceSession`];
+//! - [`requirements`]: the Requirements view's [`RequirementsSession`];
+//! - [`run`]: the Run view's [`RunSession`] and provider facts;
+//! - `bench` (feature `bench` only): exports the page never calls, for the Chromium benchmarks.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+
+mod bbq;
+#[cfg(feature = "bench")]
+mod bench;
+mod crosslingual;
+mod demo;
+mod divergence;
+mod requirements;
+mod run;
+
+pub use bbq::BbqSession;
+#[cfg(feature = "bench")]
+pub use bench::{PermanovaRun, permanova, requirements_evaluate};
+pub use crosslingual::CrosslingualSession;
+pub use demo::{Workspace, batch_export, default_experiment, group_fields, power_chart, power_curve, record_fields};
+pub use divergence::DivergenceSession;
+pub use requirements::RequirementsSession;
+pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::VERSION.to_string()
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| fail("output", &e.to_string(), &()))
+}
+
+fn from_js<T: DeserializeOwned>(what: &str, value: JsValue) -> Result<T, JsValue> {
+    // serde would also build a struct from an array, by position; the page never means that.
+    if js_sys::Array::is_array(&value) {
+        return Err(fail("input", &format!("{what}: expected an object, found an array"), &()));
+    }
+    // JSON has no Infinity or NaN; serde_json would quietly turn them into null.
+    if value.as_f64().is_some_and(|x| !x.is_finite()) {
+        return Err(fail("input", &format!("{what}: expected an object, found {value:?}"), &()));
+    }
+    // Through serde_json, because serde_wasm_bindgen reads only the fields a struct knows and
+    // so would let a misspelt field pass silently; serde_json also names the field at fault.
+    let json: serde_json::Value =
+        serde_wasm_bindgen::from_value(value).map_err(|e| fail("input", &format!("{what}: {e}"), &()))?;
+    serde_json::from_value(json).map_err(|e| fail("input", &format!("{what}: {e}"), &()))
+}
+
+/// Like [`from_js`], with JavaScript's null and undefined read as the default (a first page,
+/// no columns).
+fn from_js_or_default<T: DeserializeOwned + Default>(what: &str, value: JsValue) -> Result<T, JsValue> {
+    if value.is_null() || value.is_undefined() { Ok(T::default()) } else { from_js(what, value) }
+}
+
+/// An error object for JavaScript: a readable message plus the structured detail.
+fn fail<D: Serialize + ?Sized>(kind: &str, message: &str, detail: &D) -> JsValue {
+    #[derive(Serialize)]
+    struct Failure<'a, D: Serialize + ?Sized> {
+        kind: &'a str,
+        message: &'a str,
+        detail: &'a D,
+    }
+    to_js(&Failure { kind, message, detail }).unwrap_or_else(|_| JsValue::from_str(message))
+}
+
+fn failed<E: Serialize + std::fmt::Display>(e: E) -> JsValue {
+    fail("error", &e.to_string(), &e)
+}
