@@ -8,6 +8,9 @@
 // Only same-origin GET requests inside the scope are touched; provider calls, bundles from
 // other origins and everything else pass straight through.
 
+// The worker's global scope. jsconfig.json checks the page against the DOM library, which does
+// not describe a service worker's scope, so the few service-worker members go through `sw`.
+const sw = /** @type {any} */ (self);
 const BUILD = new URL(self.location.href).searchParams.get("build") || "dev";
 const CACHE = `evenhand-${BUILD}`;
 
@@ -71,20 +74,20 @@ self.addEventListener("activate", (event) => {
     (async () => {
       const names = await caches.keys();
       await Promise.all(names.filter((n) => n.startsWith("evenhand-") && n !== CACHE).map((n) => caches.delete(n)));
-      await self.clients.claim();
+      await sw.clients.claim();
     })(),
   );
 });
 
 // The page's "Reload to update" button.
 self.addEventListener("message", (event) => {
-  if (event.data && event.data.type === "skip-waiting") self.skipWaiting();
+  if (event.data && event.data.type === "skip-waiting") sw.skipWaiting();
 });
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;
-  if (!request.url.startsWith(self.registration.scope)) return;
+  if (!request.url.startsWith(sw.registration.scope)) return;
   event.respondWith(networkFirst(event));
 });
 
