@@ -195,7 +195,6 @@ pub struct Report {
     pub agreement: Vec<Agreement>,
     pub review: Vec<ReviewItem>,
     pub embeddings: EmbeddingInfo,
-    /// Filled by the integrator's PERMANOVA / PERMDISP per language pair and topic.
     /// PERMANOVA per language pair and topic on the response embeddings, once run.
     pub permanova: Option<super::permanova::Section>,
     pub problems: Vec<Problem>,
