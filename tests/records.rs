@@ -226,3 +226,22 @@ fn readers_never_panic_on_noise() {
         }
     }
 }
+
+/// Issue 15, defect 8: a column named twice used to keep one value and say nothing; a field and
+/// its alias did the same. The first is refused, the second loads with a warning naming both.
+#[test]
+fn a_column_named_twice_is_refused_and_a_field_with_its_alias_is_warned_about() {
+    let Err(LoadError::Syntax(p)) = formats::load("d.csv", b"record_id,response,response\n1,a,b\n", None) else {
+        panic!("a duplicated column loaded")
+    };
+    assert_eq!((p.line, p.column), (Some(1), Some(3)));
+    assert!(p.message.contains("\"response\" appears twice"), "{p}");
+    let loaded = formats::load("d.csv", b"record_id,response,model,model_name\n1,a,m1,m2\n", None).unwrap();
+    assert_eq!(loaded.records[0].model, "m1");
+    assert_eq!(loaded.records[0].extra.get("model_name").map(String::as_str), Some("m2"));
+    assert!(
+        loaded.warnings.iter().any(|w| w.message.contains("\"model_name\" is kept as an extra column")),
+        "{:?}",
+        loaded.warnings
+    );
+}

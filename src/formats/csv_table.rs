@@ -128,6 +128,52 @@ pub fn unclosed_quote(text: &str, delimiter: u8) -> Option<u64> {
     in_quotes.then_some(opened)
 }
 
+/// Refuses a header that names one column twice (`template_id,template_id`): reading on would
+/// keep one column's value per row and drop the other's without a word. A field given by two
+/// columns under different names (`model` and its alias `model_name`) loads, the first column
+/// filling the field and the other kept as an extra column, with a warning saying so (our own
+/// tables are exempt: they carry `instance` beside `prompt` on purpose).
+fn ambiguous_columns(file: &str, headers: &[String]) -> Result<Vec<Problem>, Problem> {
+    for (i, h) in headers.iter().enumerate() {
+        if let Some(first) = headers[..i].iter().position(|x| x.trim() == h.trim() && !h.trim().is_empty()) {
+            return Err(Problem::new(
+                file,
+                format!(
+                    "the column {:?} appears twice (columns {} and {}); one of its values per row would be dropped, so remove or rename one",
+                    h.trim(),
+                    first + 1,
+                    i + 1
+                ),
+            )
+            .at_line(1)
+            .at_column(i as u64 + 1));
+        }
+    }
+    let mut warnings = vec![];
+    if headers.iter().any(|h| h == "format_version") {
+        return Ok(warnings);
+    }
+    let mut seen: Vec<(&str, usize)> = vec![];
+    for (i, h) in headers.iter().enumerate() {
+        let Some(f) = mapping::field_for_header(h) else { continue };
+        match seen.iter().find(|(name, _)| *name == f.name) {
+            Some(&(_, first)) => warnings.push(
+                Problem::new(
+                    file,
+                    format!(
+                        "columns {:?} and {:?} both name the field {}: {:?} fills it and {:?} is kept as an extra column",
+                        headers[first], h, f.name, headers[first], h
+                    ),
+                )
+                .at_line(1)
+                .at_column(i as u64 + 1),
+            ),
+            None => seen.push((f.name, i)),
+        }
+    }
+    Ok(warnings)
+}
+
 fn csv_problem(file: &str, err: &csv::Error) -> Problem {
     let p = Problem::new(file, format!("CSV: {err}"));
     match err.position() {
@@ -150,6 +196,7 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
     if headers.iter().all(|h| h.trim().is_empty()) {
         return Err(LoadError::Empty { file: file.to_string() });
     }
+    let alias_warnings = ambiguous_columns(file, &headers).map_err(LoadError::Syntax)?;
     let mapping = match mapping {
         Some(m) => check_mapping(file, m, &headers)?,
         None => {
@@ -183,6 +230,7 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
     let has = |name: &str| columns.iter().any(|(f, _)| f.name == name);
 
     let mut loaded = Loaded::new(file, "csv");
+    loaded.warnings.extend(alias_warnings);
     // One row buffer for the whole file, where the records() iterator copies each row out
     // into a new one; `n` counts bad rows too, as that iterator's enumerate() did.
     let mut row = csv::StringRecord::new();
