@@ -167,3 +167,22 @@ fn the_cli_prints_every_metric() {
     let s = &v["report"]["overall"]["scores"];
     assert_eq!((s["acc_amb"].as_f64(), s["acc_dis"].as_f64(), s["s_dis"].is_null()), (Some(1.0), Some(0.0), true));
 }
+
+/// Issue 15, defect 10: benchmark rows given as predictions with `--format` but no `prediction`
+/// field (here `pred`) judged nothing and exited 0 without a word.
+#[test]
+fn inline_predictions_without_the_prediction_field_are_refused_by_name() {
+    let dir = std::env::temp_dir().join(format!("evenhand-bbq-pred-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("data.jsonl"), data(3)).unwrap();
+    let rows: String = data(3).lines().map(|l| l.replacen('{', "{\"pred\": \"ans1\", ", 1) + "\n").collect();
+    std::fs::write(dir.join("preds.jsonl"), rows).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["bbq", "--data", dir.join("data.jsonl").to_str().unwrap()])
+        .args(["--predictions", dir.join("preds.jsonl").to_str().unwrap(), "--format", "bbq"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "accepted: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(err.contains("no row carried a prediction") && err.contains("`prediction`"), "{err}");
+}

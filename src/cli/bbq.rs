@@ -51,6 +51,14 @@ pub fn run(a: Args) -> Outcome {
                     _ => import::Format::Kobbq,
                 };
                 let rows = import::read(&name, &bytes, Some(f), None)?;
+                if rows.inline_predictions.is_empty() {
+                    // Rows without the field would judge nothing and report an empty result.
+                    return Err(Failure::new(format!(
+                        "{name}: no row carried a prediction; --format {} reads it from the field `prediction` \
+                         (for other layouts, pass a table with an id and an answer column and no --format)",
+                        a.format.as_deref().unwrap_or_default()
+                    )));
+                }
                 score::inline_predictions(&examples, &rows, &model)
             }
             None | Some("records") | Some("table") => {

@@ -279,7 +279,8 @@ impl Engine {
         }
         match self.request(i).map(|r| r.params_for_record()) {
             Ok(serde_json::Value::Object(body)) => {
-                body.len() == rec.params.len() && body.iter().all(|(k, v)| rec.params.get(k) == Some(v))
+                body.len() == rec.params.len()
+                    && body.iter().all(|(k, v)| rec.params.get(k).is_some_and(|r| same_json(v, r)))
             }
             _ => true,
         }
@@ -704,6 +705,20 @@ fn score_response(s: &crate::providers::score::Score) -> crate::providers::ChatR
     }
 }
 
+/// JSON equality as a JavaScript store sees it: a record that went through the page's
+/// IndexedDB comes back with `0.0` as `0`, which serde_json's `==` tells apart.
+fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -726,5 +741,13 @@ mod tests {
         e.set_prices(PriceTable { currency: "EUR".into(), rows: vec![row] });
         let p = e.progress(3.0);
         assert_eq!((p.cost, p.currency.as_str()), (2.0, "EUR"));
+    }
+
+    #[test]
+    fn json_compares_numbers_as_javascript_returns_them() {
+        use serde_json::json;
+        assert!(super::same_json(&json!({"t": 0.0, "m": [1.0, "x"]}), &json!({"t": 0, "m": [1, "x"]})));
+        assert!(!super::same_json(&json!({"t": 0.5}), &json!({"t": 0})));
+        assert!(!super::same_json(&json!({"t": 0}), &json!({"t": 0, "u": 1})));
     }
 }

@@ -73,7 +73,7 @@ test("2. the page computes the same numbers as the native CLI", async ({ page })
   await tab(page, "Results");
   await page.getByLabel("Confidence level (0.5–1)").fill("1.5");
   await page.getByRole("button", { name: "Apply" }).click();
-  await expect(page.locator("#settings-error")).toContainText("settings field confidence");
+  await expect(page.locator("#settings-error")).toContainText("settings: confidence: expected a confidence level from 0.5");
   await expect(page.locator("#groups tbody tr")).toHaveCount(3);
 });
 
