@@ -7,12 +7,13 @@
 use crate::mutate::{MAX_INPUT, Rng, mutate};
 use crate::targets::Target;
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::os::unix::fs::FileExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, Once};
+use std::sync::{LazyLock, Mutex, Once};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus");
@@ -64,13 +65,20 @@ thread_local! {
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
+/// What a fuzzing thread is executing, for the watchdog (tests fuzz on several threads).
 struct Current {
     target: &'static str,
     input: Vec<u8>,
     since: Option<Instant>,
 }
 
-static CURRENT: Mutex<Current> = Mutex::new(Current { target: "", input: Vec::new(), since: None });
+static CURRENT: LazyLock<Mutex<HashMap<ThreadId, Current>>> = LazyLock::new(Default::default);
+
+fn with_current<T>(f: impl FnOnce(&mut Current) -> T) -> T {
+    let mut all = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
+    let cur = all.entry(std::thread::current().id()).or_insert(Current { target: "", input: vec![], since: None });
+    f(cur)
+}
 static SETUP: Once = Once::new();
 
 /// A panic hook that records where a fuzzed input panicked instead of printing a backtrace
@@ -96,8 +104,8 @@ fn setup(hang: Duration) {
         std::thread::spawn(move || {
             loop {
                 std::thread::sleep(Duration::from_millis(100));
-                let cur = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
-                if cur.since.is_some_and(|s| s.elapsed() > hang) {
+                let all = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
+                for cur in all.values().filter(|c| c.since.is_some_and(|s| s.elapsed() > hang)) {
                     let path = save(cur.target, "hang", &cur.input, &format!("ran longer than {hang:?}"));
                     eprintln!("fuzz {}: an input hung for over {hang:?}; saved as {}", cur.target, path.display());
                     std::process::exit(3);
@@ -223,17 +231,16 @@ pub fn run(t: &'static Target, cfg: &Config) -> Report {
                 current_file = None;
             }
         }
-        {
-            let mut cur = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
+        with_current(|cur| {
             cur.target = t.name;
             cur.input.clear();
             cur.input.extend_from_slice(&input);
             cur.since = Some(Instant::now());
-        }
+        });
         let began = Instant::now();
         let result = execute(t, &input);
         let took = began.elapsed();
-        CURRENT.lock().unwrap_or_else(|e| e.into_inner()).since = None;
+        with_current(|cur| cur.since = None);
         report.execs += 1;
         report.slowest = report.slowest.max(took);
         if took > cfg.slow {
