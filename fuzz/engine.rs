@@ -105,7 +105,7 @@ fn setup(hang: Duration) {
             loop {
                 std::thread::sleep(Duration::from_millis(100));
                 let all = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
-                for cur in all.values().filter(|c| c.since.is_some_and(|s| s.elapsed() > hang)) {
+                if let Some(cur) = all.values().find(|c| c.since.is_some_and(|s| s.elapsed() > hang)) {
                     let path = save(cur.target, "hang", &cur.input, &format!("ran longer than {hang:?}"));
                     eprintln!("fuzz {}: an input hung for over {hang:?}; saved as {}", cur.target, path.display());
                     std::process::exit(3);

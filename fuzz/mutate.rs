@@ -245,9 +245,9 @@ fn arith(rng: &mut Rng, b: &mut Vec<u8>) {
     let text = String::from_utf8_lossy(&b[s..e]).to_string();
     let new = match text.parse::<i128>() {
         Ok(n) => match rng.below(5) {
-            0 => (n + 1).to_string(),
-            1 => (n - 1).to_string(),
-            2 => (-n).to_string(),
+            0 => n.saturating_add(1).to_string(),
+            1 => n.saturating_sub(1).to_string(),
+            2 => n.saturating_neg().to_string(),
             3 => n.saturating_mul(1 << 40).to_string(),
             _ => "0".to_string(),
         },

@@ -3,6 +3,7 @@
 //! fuzz/ (`./build.sh fuzz` runs the long version). A panic fails the test and names the file
 //! the shrunk input was saved to under target/fuzz-crashes/<target>/.
 
+#![cfg(not(target_arch = "wasm32"))] // the harness uses the file system
 #![allow(dead_code)] // the harness's reporting helpers are used by its own main only
 
 #[path = "../fuzz/engine.rs"]

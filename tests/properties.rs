@@ -2,6 +2,8 @@
 //! Case counts are kept small so the file runs in a few seconds; proptest prints the smallest
 //! failing input it finds.
 
+#![cfg(not(target_arch = "wasm32"))] // proptest is a native-only dev-dependency
+
 use evenhand::bbq::metrics::{Counts, scores};
 use evenhand::bbq::{Condition, Example, Polarity, Subset};
 use evenhand::divergence::formulas::context_terms;
