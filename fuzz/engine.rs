@@ -157,6 +157,12 @@ fn execute(t: &Target, input: &[u8]) -> Result<crate::targets::Outcome, String> 
     result.map_err(|_| LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "unknown panic".into()))
 }
 
+fn timed(t: &Target, input: &[u8]) -> Duration {
+    let began = Instant::now();
+    let _ = execute(t, input);
+    began.elapsed()
+}
+
 fn location(panic: &str) -> &str {
     panic.split('\t').next().unwrap_or(panic)
 }
@@ -243,7 +249,9 @@ pub fn run(t: &'static Target, cfg: &Config) -> Report {
         with_current(|cur| cur.since = None);
         report.execs += 1;
         report.slowest = report.slowest.max(took);
-        if took > cfg.slow {
+        // On a shared machine a slow execution is often a preempted one: it counts only if it
+        // is slow again when repeated.
+        if took > cfg.slow && (0..2).all(|_| timed(t, &input) > cfg.slow) {
             report.slow += 1;
             if slow_saved < SLOW_SAVED {
                 slow_saved += 1;

@@ -15,6 +15,9 @@ mod targets;
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
+const USAGE: &str = "fuzz [--seconds N] [--execs N] [--seed S] [--target NAME]... [--slow-ms N] [--hang-s N] \
+                     [--in-process] [--list] [--seeds]";
+
 struct Args {
     cfg: engine::Config,
     targets: Vec<&'static targets::Target>,
@@ -24,9 +27,7 @@ struct Args {
 
 fn usage(problem: &str) -> ! {
     eprintln!("fuzz: {problem}");
-    eprintln!(
-        "usage: fuzz [--seconds N] [--execs N] [--seed S] [--target NAME]... [--slow-ms N] [--hang-s N] [--in-process] [--list] [--seeds]"
-    );
+    eprintln!("usage: {USAGE}");
     std::process::exit(2);
 }
 
@@ -71,6 +72,10 @@ fn parse() -> Args {
                         println!("{}/{name}: {said}", t.name);
                     }
                 }
+                std::process::exit(0);
+            }
+            "--help" | "-h" => {
+                println!("usage: {USAGE}");
                 std::process::exit(0);
             }
             "--list" => {

@@ -37,6 +37,9 @@ proptest! {
         n00 in count(), b in count(), c in count(), n11 in count(), m in 0usize..4, k in 0usize..2,
     ) {
         let (method, convention) = (METHODS[m], CONVENTIONS[k]);
+        // The exact tests take seconds on b + c near 2^54 (their binomial tail), so they get
+        // counts up to a million here; the chi-square ones take the whole range.
+        let (b, c) = if matches!(method, Method::Exact | Method::MidP) { (b % 1_000_000, c % 1_000_000) } else { (b, c) };
         let one = mcnemar(&Table::new(n00, b, c, n11).unwrap(), method, convention);
         let other = mcnemar(&Table::new(n00, c, b, n11).unwrap(), method, convention);
         prop_assert!((0.0..=1.0).contains(&one.p_value), "p = {} for b = {b}, c = {c}", one.p_value);
