@@ -21,6 +21,8 @@ pub const CRASH_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/fuzz-cr
 
 /// Inputs kept to mutate: the seeds, plus mutants that gave an outcome not seen before.
 const POOL_MAX: usize = 512;
+/// Distinct outcomes remembered per target.
+const OUTCOMES_MAX: usize = 100_000;
 /// Slow inputs saved per target; the rest are only counted.
 const SLOW_SAVED: usize = 5;
 
@@ -263,11 +265,11 @@ pub fn run(t: &'static Target, cfg: &Config) -> Report {
                 if k <= seeds.len() && outcome.is_ok() {
                     report.seeds_accepted += 1;
                 }
-                if seen.insert(signature(&outcome))
-                    && k > seeds.len()
-                    && pool.len() < POOL_MAX
-                    && input.len() < MAX_INPUT
-                {
+                // Messages that quote the input make outcomes unbounded; past a cap only the
+                // ones already seen are recognised, so memory stays bounded on long runs.
+                let sig = signature(&outcome);
+                let new = !seen.contains(&sig) && seen.len() < OUTCOMES_MAX && seen.insert(sig);
+                if new && k > seeds.len() && pool.len() < POOL_MAX && input.len() < MAX_INPUT {
                     pool.push(input);
                 }
             }
