@@ -4,6 +4,7 @@
 #   ./build.sh test    every test layer: native, wasm in headless Chromium, Playwright end to end
 #   ./build.sh dist    a self-contained static folder in dist/ (relative URLs, any sub-path)
 #   ./build.sh bench   the benchmarks under bench/
+#   ./build.sh fuzz [SECONDS]   every reader's fuzz target for SECONDS each (default 60)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -116,6 +117,8 @@ cmd_test() {
   if ! cargo clippy --lib --features bench -q -- -D warnings; then status=1; fi
   if ! npx --no-install tsc -p jsconfig.json; then status=1; fi
 
+  # Layer 1 includes the bounded fuzz pass (tests/fuzz_corpus.rs: every reader's seed corpus
+  # plus a few thousand mutants each); a panic or hang there fails it.
   say "layer 1/3: native cargo test"
   local broke=0
   if ! cargo test 2>&1 | tee "$log/native.txt"; then status=1; broke=1; fi
@@ -145,6 +148,19 @@ cmd_test() {
   return $status
 }
 
+# The long fuzz run: each target in its own process (an abort loses only that target and keeps
+# its input), in the fuzz profile (release speed, overflow checks on). Findings are saved under
+# target/fuzz-crashes/<target>/; the exit status is 1 when any target crashed, hung or aborted.
+cmd_fuzz() {
+  local seconds=${1:-60}
+  if ! [[ $seconds =~ ^[0-9]+([.][0-9]+)?$ ]]; then
+    echo "usage: ./build.sh fuzz [SECONDS]  (seconds per target, default 60)" >&2
+    exit 2
+  fi
+  say "fuzzing every reader for ${seconds}s each"
+  cargo run -q --profile fuzz --example fuzz -- --seconds "$seconds"
+}
+
 cmd_bench() {
   # The Chromium halves of the benchmarks call exports the page's build leaves out.
   build_wasm --features bench
@@ -156,6 +172,7 @@ case "${1:-}" in
   test) cmd_test ;;
   dist) cmd_dist ;;
   bench) cmd_bench ;;
+  fuzz) cmd_fuzz "${2:-60}" ;;
   build) build_wasm ;;
-  *) echo "usage: ./build.sh serve | test | dist | bench | build" >&2; exit 2 ;;
+  *) echo "usage: ./build.sh serve | test | dist | bench | fuzz [SECONDS] | build" >&2; exit 2 ;;
 esac

@@ -18,9 +18,14 @@ pub struct PyError {
     pub expected: &'static str,
 }
 
+/// Deeper nesting is refused: the reader recurses once per bracket, and a file of opening
+/// brackets would otherwise overflow the stack (the page's wasm stack is small).
+pub const MAX_DEPTH: usize = 64;
+
 struct Reader<'a> {
     chars: Vec<char>,
     at: usize,
+    depth: usize,
     _text: &'a str,
 }
 
@@ -98,6 +103,16 @@ impl Reader<'_> {
         if !self.eat(open) {
             return self.err("an opening bracket");
         }
+        if self.depth >= MAX_DEPTH {
+            return self.err("at most 64 nested brackets");
+        }
+        self.depth += 1;
+        let v = self.items(close, dict);
+        self.depth -= 1;
+        v
+    }
+
+    fn items(&mut self, close: char, dict: bool) -> Result<Py, PyError> {
         let mut items = vec![];
         let mut pairs = vec![];
         loop {
@@ -125,7 +140,7 @@ impl Reader<'_> {
 }
 
 pub fn parse(text: &str) -> Result<Py, PyError> {
-    let mut r = Reader { chars: text.chars().collect(), at: 0, _text: text };
+    let mut r = Reader { chars: text.chars().collect(), at: 0, depth: 0, _text: text };
     let v = r.value()?;
     r.skip_space();
     if r.at < r.chars.len() {
@@ -158,5 +173,17 @@ mod tests {
         assert!(parse("['open").is_err());
         assert!(parse("[1] x").is_err());
         assert!(parse("").is_err());
+    }
+
+    /// Found by the fuzz harness (kobbq_data): a choices cell of many opening brackets
+    /// overflowed the stack instead of being refused.
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        let deep = "[".repeat(100_000);
+        assert_eq!(parse(&deep).unwrap_err().expected, "at most 64 nested brackets");
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&ok).is_ok());
+        let too_deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert!(parse(&too_deep).is_err());
     }
 }
