@@ -245,3 +245,23 @@ fn a_column_named_twice_is_refused_and_a_field_with_its_alias_is_warned_about() 
         loaded.warnings
     );
 }
+
+/// Issue 15, defect 8: an object, array or boolean where text belongs was printed as JSON text
+/// without a word, and a repeated record_id was counted twice by the analysis.
+#[test]
+fn non_text_json_is_refused_and_a_repeated_id_is_counted_once() {
+    let loaded = formats::load(
+        "r.jsonl",
+        b"{\"record_id\":\"1\",\"response\":{\"a\":1}}\n{\"record_id\":\"2\",\"response\":true}\n{\"record_id\":\"3\",\"response\":\"yes\",\"model\":7}\n",
+        None,
+    )
+    .unwrap();
+    let errors: Vec<(Option<u64>, &str)> = loaded.errors.iter().map(|e| (e.line, e.message.as_str())).collect();
+    assert_eq!(errors, [(Some(1), "expected text, found an object"), (Some(2), "expected text, found a boolean")]);
+    assert_eq!((loaded.records.len(), loaded.records[0].model.as_str()), (1, "7"), "a number is still fine as text");
+
+    let csv = b"record_id,prompt,response,expected\n1,p,yes,yes\n1,p,no,yes\n2,p,no,yes\n";
+    let loaded = formats::load("d.csv", csv, None).unwrap();
+    let a = evenhand::demo::analysis::analyze(&loaded.records, &Default::default()).unwrap();
+    assert_eq!((a.records, a.judged, a.repeated_ids_left_out), (2, 2, 1));
+}

@@ -80,6 +80,15 @@ pub struct Analysis {
     pub simulated: bool,
     pub overall: Option<Proportion>,
     pub groups: Vec<Group>,
+    /// Records left out because an earlier record has the same record_id: a record is never
+    /// counted twice (the loader warns about each repeat). Absent when there are none, so
+    /// analyses of clean tables are unchanged.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeated_ids_left_out: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
@@ -158,7 +167,13 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
     let mut total = Tally::default();
     let mut status_counts = BTreeMap::new();
     let mut models: Vec<String> = vec![];
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut repeated = 0u64;
     for rec in records {
+        if !rec.record_id.is_empty() && !seen.insert(rec.record_id.as_str()) {
+            repeated += 1;
+            continue;
+        }
         let key: Vec<String> = settings.group_by.iter().map(|g| key_value(rec, g)).collect();
         groups.entry(key).or_default().add(rec);
         total.add(rec);
@@ -193,6 +208,7 @@ pub fn analyze(records: &[Record], settings: &Settings) -> Result<Analysis, Anal
         models,
         overall: wilson.interval(total.passed, total.judged),
         groups,
+        repeated_ids_left_out: repeated,
     })
 }
 

@@ -91,6 +91,18 @@ fn u32_of(field: &Field, v: Option<u64>) -> Result<Option<u32>, FieldError> {
 
 /// Sets one field of `rec` from a cell, or says what was expected.
 pub fn set_field(rec: &mut Record, field: &Field, cell: Cell) -> Result<(), FieldError> {
+    // A JSON object, array or boolean where text belongs is a mistake in the file (a nested
+    // response, a misplaced field); printing it as JSON text would hide that.
+    if field.kind == crate::record::Kind::Text
+        && let Cell::Json(v @ (Value::Object(_) | Value::Array(_) | Value::Bool(_))) = &cell
+    {
+        let what = match v {
+            Value::Object(_) => "an object",
+            Value::Array(_) => "an array",
+            _ => "a boolean",
+        };
+        return Err(bad(field, what.to_string()));
+    }
     let text = || as_text(cell).into_owned();
     match field.name {
         "format_version" => rec.format_version = u32_of(field, integer(field, cell)?)?.unwrap_or(1),
