@@ -220,3 +220,23 @@ fn evaluate_neutralises_formulas_in_every_csv() {
     }
     assert!(guarded >= 10, "{guarded} guarded cells");
 }
+
+/// Issue 15, defect 9: a cut-off JSONL printed `error:` and exited 0, and its summary did not
+/// count the dropped row. Now the reports are written from the readable rows, the summary
+/// counts the unreadable ones and the exit status is 1.
+#[test]
+fn a_truncated_record_file_is_counted_and_exits_non_zero() {
+    let dir = cli::temp("langbite-evaluate", "truncated");
+    std::fs::write(dir.join("s.json"), SCENARIO).unwrap();
+    let jsonl = evenhand::formats::write(&records(), evenhand::formats::FileFormat::Jsonl);
+    let cut = &jsonl[..jsonl.trim_end().rfind('\n').unwrap() + 20];
+    std::fs::write(dir.join("r.jsonl"), cut).unwrap();
+    let arg = |p: &str| dir.join(p).display().to_string();
+    let (code, stdout, stderr) =
+        cli::evenhand(&["evaluate", "--scenario", &arg("s.json"), "--records", &arg("r.jsonl"), "--out", &arg("out")]);
+    assert_eq!(code, 1, "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((summary["records"].as_u64(), summary["unreadable_rows"].as_u64()), (Some(11), Some(1)), "{stdout}");
+    assert!(stderr.contains("1 rows could not be read"), "{stderr}");
+    assert!(dir.join("out/evaluations.csv").exists());
+}

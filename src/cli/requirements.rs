@@ -286,12 +286,22 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
         "judge": judge,
         "mode": s.mode,
         "records": loaded.records.len(),
+        "unreadable_rows": loaded.errors.len(),
         "templates": {"passed": count("Passed"), "failed": count("Failed"), "error": count("Error")},
         "groups": s.groups.len(),
         "not_judged": s.problems.len(),
         "out": args.out.display().to_string(),
     });
     print(&format!("{summary}\n"))?;
+    if !loaded.errors.is_empty() {
+        // The reports are written from the rows that could be read; the exit status says that
+        // some could not, as validate's does, so a script never takes a partial file for whole.
+        note(format_args!(
+            "evenhand: {records_name}: {} rows could not be read and were left out of the evaluation (listed above)",
+            loaded.errors.len()
+        ));
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
