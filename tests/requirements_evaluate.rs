@@ -240,3 +240,16 @@ fn a_truncated_record_file_is_counted_and_exits_non_zero() {
     assert!(stderr.contains("1 rows could not be read"), "{stderr}");
     assert!(dir.join("out/evaluations.csv").exists());
 }
+
+/// Issue 15, defect 11: invalid UTF-8 in a scenario was reported as a byte index.
+#[test]
+fn invalid_utf8_in_a_scenario_is_placed_at_its_line_and_column() {
+    let dir = cli::temp("langbite-evaluate", "utf8");
+    std::fs::write(dir.join("s.json"), b"{\n  \"a\": 1,\n  \"b\": \"x\xff\"\n}\n").unwrap();
+    std::fs::write(dir.join("r.csv"), "record_id,response\n1,a\n").unwrap();
+    let arg = |p: &str| dir.join(p).display().to_string();
+    let (code, _, stderr) =
+        cli::evenhand(&["evaluate", "--scenario", &arg("s.json"), "--records", &arg("r.csv"), "--out", &arg("out")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("s.json:3:10: expected UTF-8 text"), "{stderr}");
+}

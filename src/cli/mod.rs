@@ -124,8 +124,12 @@ pub fn read(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::new(format!("{}: cannot read: {e}", path.display())))
 }
 
+/// The file as text, or an error at the line and column of its first byte that is not UTF-8
+/// (a leading byte-order mark is dropped).
 pub fn read_text(path: &Path) -> Result<String, Failure> {
-    String::from_utf8(read(path)?).map_err(|e| Failure::new(format!("{}: not UTF-8: {e}", path.display())))
+    let bytes = read(path)?;
+    let text = evenhand::formats::decode(&path.display().to_string(), &bytes)?;
+    Ok(text.to_string())
 }
 
 pub fn write(path: &Path, text: &str) -> Result<(), Failure> {

@@ -306,7 +306,7 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
 }
 
 fn utf8(file: &str, bytes: Vec<u8>) -> Result<String, Failure> {
-    String::from_utf8(bytes).map_err(|e| Failure::new(format!("{file}: not UTF-8: {e}")))
+    Ok(evenhand::formats::decode(file, &bytes)?.to_string())
 }
 
 /// A library with errors is refused whole, every error listed (one per line).
