@@ -40,9 +40,13 @@ impl Smoothing {
     pub fn parse(text: &str) -> Result<Smoothing, DivergenceError> {
         let bad = || {
             DivergenceError::Setting(format!(
-                "smoothing: expected add-alpha:A (A > 0) or floor:E (0 < E < 1), found {text:?}"
+                "smoothing: expected add-alpha:A (A > 0), floor:E (0 < E < 1) or none, found {text:?}"
             ))
         };
+        // `none` was offered by the CLI's --help and then refused as malformed.
+        if text.trim().eq_ignore_ascii_case("none") {
+            return Ok(Smoothing::None);
+        }
         let (method, value) = text.trim().split_once(':').ok_or_else(bad)?;
         let v: f64 = value.trim().parse().map_err(|_| bad())?;
         let s = match method.trim().to_ascii_lowercase().as_str() {
@@ -169,5 +173,11 @@ mod tests {
         for bad in ["floor:2", "add-alpha:-1", "add-alpha:NaN", "laplace:1", "floor"] {
             assert!(Smoothing::parse(bad).unwrap_err().to_string().contains("expected add-alpha"), "{bad}");
         }
+    }
+
+    #[test]
+    fn none_parses_as_offered() {
+        assert_eq!(Smoothing::parse(" None ").unwrap(), Smoothing::None);
+        assert!(Smoothing::parse("nothing").is_err());
     }
 }
