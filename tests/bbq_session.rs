@@ -129,6 +129,7 @@ fn bare_ids_that_name_two_examples_are_refused_with_a_reason() {
         variant: String::new(),
         line: 2,
         by_likelihood: false,
+        file: String::new(),
     };
     let m = score::judge(&examples, &[p], "p.csv");
     assert!(m.unmatched[0].message.contains("several examples"), "{:?}", m.unmatched);
@@ -185,4 +186,21 @@ fn inline_predictions_without_the_prediction_field_are_refused_by_name() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "accepted: {}", String::from_utf8_lossy(&out.stdout));
     assert!(err.contains("no row carried a prediction") && err.contains("`prediction`"), "{err}");
+}
+
+/// Issue 15, defect 11: a prediction problem named a made-up file "predictions:2".
+#[test]
+fn prediction_problems_name_the_predictions_file() {
+    let dir = std::env::temp_dir().join(format!("evenhand-bbq-name-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("data.jsonl"), data(2)).unwrap();
+    let preds = dir.join("my_preds.csv");
+    std::fs::write(&preds, "id,prediction\nnope,1\n0,1\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["bbq", "--data", dir.join("data.jsonl").to_str().unwrap(), "--predictions", preds.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{}:2: field id: prediction id \"nope\"", preds.display())), "{err}");
+    assert!(!err.contains("predictions:2"), "{err}");
 }

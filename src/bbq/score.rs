@@ -20,6 +20,9 @@ pub struct Prediction {
     /// The answer is the option with the highest log-likelihood, not generated text.
     #[serde(default)]
     pub by_likelihood: bool,
+    /// The file it came from, so a problem names that file and not a made-up one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub file: String,
 }
 
 /// The index of the largest of a JSON array of numbers (per-option log-likelihoods).
@@ -58,6 +61,7 @@ pub fn read_predictions(
                     model: if r.model.is_empty() { default_model.to_string() } else { r.model.clone() },
                     variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
                     line: i as u64 + 2,
+                    file: file.to_string(),
                 }
             })
             .collect();
@@ -120,6 +124,7 @@ pub fn read_predictions(
                 model: find(&row, &["model"]).unwrap_or_else(|| default_model.to_string()),
                 variant: find(&row, &["variant", "prompt_variant"]).unwrap_or_default(),
                 line,
+                file: file.to_string(),
             }),
             (None, _) => problems
                 .push(Problem::new(file, format!("expected an id column ({})", ID_KEYS.join(", "))).at_line(line)),
@@ -150,6 +155,7 @@ pub fn inline_predictions(examples: &[Example], rows: &super::import::Dataset, m
             variant: String::new(),
             line: n as u64 + 1,
             by_likelihood: false,
+            file: rows.file.clone(),
         })
         .collect()
 }
@@ -219,7 +225,9 @@ impl Matched {
 
 /// Matches predictions to examples by id; a bare id (the part after ':') is accepted when
 /// it names exactly one example.
+/// `file` names predictions that do not carry their own file (the simulated model's).
 pub fn judge(examples: &[Example], predictions: &[Prediction], file: &str) -> Matched {
+    let from = |p: &Prediction| -> String { if p.file.is_empty() { file.to_string() } else { p.file.clone() } };
     let mut by_id: HashMap<&str, usize> = HashMap::new();
     let mut by_bare: HashMap<&str, Option<usize>> = HashMap::new();
     for (i, e) in examples.iter().enumerate() {
@@ -239,13 +247,13 @@ pub fn judge(examples: &[Example], predictions: &[Prediction], file: &str) -> Ma
                 "names no loaded example"
             };
             m.unmatched
-                .push(Problem::new(file, format!("prediction id {:?} {why}", p.id)).at_line(p.line).in_field("id"));
+                .push(Problem::new(&from(p), format!("prediction id {:?} {why}", p.id)).at_line(p.line).in_field("id"));
             continue;
         };
         // One answer per model and example: a repeat is reported, the first one counts.
         if !answered.insert((p.model.as_str(), i)) {
             let why = format!("a second prediction for {:?} by model {:?}; the first one is used", p.id, p.model);
-            m.unmatched.push(Problem::new(file, why).at_line(p.line).in_field("id"));
+            m.unmatched.push(Problem::new(&from(p), why).at_line(p.line).in_field("id"));
             continue;
         }
         *seen.entry(p.model.as_str()).or_default() += 1;

@@ -207,6 +207,7 @@ impl Session {
                 variant: v.id.clone(),
                 line: 0,
                 by_likelihood: false,
+                file: String::new(),
             });
             added += 1;
         }
