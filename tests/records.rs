@@ -265,3 +265,11 @@ fn non_text_json_is_refused_and_a_repeated_id_is_counted_once() {
     let a = evenhand::demo::analysis::analyze(&loaded.records, &Default::default()).unwrap();
     assert_eq!((a.records, a.judged, a.repeated_ids_left_out), (2, 2, 1));
 }
+
+/// Issue 15, defect 11: a header of blank names was reported as "the file is empty".
+#[test]
+fn a_header_of_blank_names_is_named_as_such() {
+    let Err(LoadError::Syntax(p)) = formats::load("b.csv", b",,\n1,2,3\n", None) else { panic!("loaded") };
+    assert_eq!(p.line, Some(1));
+    assert!(p.message.contains("no column names"), "{p}");
+}

@@ -194,7 +194,11 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         .map(|h| h.trim_start_matches('\u{feff}').to_string())
         .collect();
     if headers.iter().all(|h| h.trim().is_empty()) {
-        return Err(LoadError::Empty { file: file.to_string() });
+        // Not "empty": the file has a first row, only its names are blank.
+        return Err(LoadError::Syntax(
+            Problem::new(file, "the header row has no column names; expected names such as record_id,prompt,response")
+                .at_line(1),
+        ));
     }
     let alias_warnings = ambiguous_columns(file, &headers).map_err(LoadError::Syntax)?;
     let mapping = match mapping {
