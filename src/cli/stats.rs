@@ -126,7 +126,7 @@ pub fn permanova(a: PermanovaArgs) -> Outcome {
         let d = distance(&a.distance)?;
         let name = path.display().to_string();
         let mut table = emb::read_embeddings(&name, &read(path)?)?;
-        let (labels, unused) = emb::labels_for(&table.ids, &group_rows, &groups_name)?;
+        let (labels, unused) = emb::labels_for(&table.ids, (&name, &table.lines), &group_rows, &groups_name)?;
         let v = Vectors::from_flat(table.dim, std::mem::take(&mut table.values)).map_err(|e| table.locate(e))?;
         (unused, permanova::permanova(Input::Vectors(&v, d), &labels, options).map_err(|e| table.locate(e))?)
     } else {
@@ -134,7 +134,7 @@ pub fn permanova(a: PermanovaArgs) -> Outcome {
         let name = path.display().to_string();
         let (ids, dm) = emb::read_distance_matrix(&name, &read(path)?)?;
         let located = |e: evenhand::stats::multivariate::MultivariateError| Failure::new(format!("{name}: {e}"));
-        let (labels, unused) = emb::labels_for(&ids, &group_rows, &groups_name)?;
+        let (labels, unused) = emb::labels_for(&ids, (&name, &[]), &group_rows, &groups_name)?;
         (unused, permanova::permanova(Input::Matrix(&dm), &labels, options).map_err(located)?)
     };
     if !unused.is_empty() {

@@ -243,18 +243,27 @@ pub fn read_groups(file: &str, bytes: &[u8]) -> Result<Vec<(String, String)>, Pr
 
 /// The group of each id, in the order of `ids`. An id without a group is an error; ids of
 /// the group file that are not in `ids` are returned for a warning.
+///
+/// An id without a group is reported in the file that gives the id (`source`, at the id's line
+/// from `lines` when known): a mistyped id there is the likelier fault than a missing group row.
 pub fn labels_for(
     ids: &[String],
+    source: (&str, &[u64]),
     groups: &[(String, String)],
     groups_file: &str,
 ) -> Result<(Vec<String>, Vec<String>), Problem> {
     let map: HashMap<&str, &str> = groups.iter().map(|(i, g)| (i.as_str(), g.as_str())).collect();
     let labels = ids
         .iter()
-        .map(|id| {
-            map.get(id.as_str())
-                .map(|g| g.to_string())
-                .ok_or_else(|| Problem::new(groups_file, format!("no group for id {id:?}")).in_field("id"))
+        .enumerate()
+        .map(|(k, id)| {
+            map.get(id.as_str()).map(|g| g.to_string()).ok_or_else(|| {
+                let p = Problem::new(source.0, format!("id {id:?} has no group in {groups_file}")).in_field("id");
+                match source.1.get(k) {
+                    Some(&line) => p.at_line(line),
+                    None => p,
+                }
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let known: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
@@ -401,9 +410,13 @@ mod tests {
         let e = read_groups("g.csv", b"id,group\nr1,en\nr2,\n").unwrap_err();
         assert_eq!((e.line, e.field.as_deref()), (Some(3), Some("group")));
         let groups = read_groups("g.csv", b"group,record_id\nen,r1\nko,r2\nko,r9\n").unwrap();
-        let (labels, unused) = labels_for(&["r2".into(), "r1".into()], &groups, "g.csv").unwrap();
+        let (labels, unused) = labels_for(&["r2".into(), "r1".into()], ("e.csv", &[]), &groups, "g.csv").unwrap();
         assert_eq!((labels, unused), (vec!["ko".to_string(), "en".to_string()], vec!["r9".to_string()]));
-        assert!(labels_for(&["r7".into()], &groups, "g.csv").unwrap_err().message.contains("r7"));
+        let e = labels_for(&["r7".into()], ("e.csv", &[4]), &groups, "g.csv").unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.line, e.message.as_str()),
+            ("e.csv", Some(4), "id \"r7\" has no group in g.csv")
+        );
     }
 
     #[test]
