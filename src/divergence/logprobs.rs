@@ -61,6 +61,9 @@ pub fn read(file: &str, bytes: &[u8], default_model: &str) -> Result<(Vec<Logpro
     let m_col = find(&MODEL);
     let mut rows = vec![];
     let mut problems = vec![];
+    // (context, filler, model) -> first line: a second row for the same key would otherwise
+    // silently replace the first one's log-probability further on.
+    let mut seen: std::collections::HashMap<(String, String, String), u64> = std::collections::HashMap::new();
     for row in rdr.records() {
         let row = match row {
             Ok(r) => r,
@@ -96,6 +99,17 @@ pub fn read(file: &str, bytes: &[u8], default_model: &str) -> Result<(Vec<Logpro
             }
         };
         let model = m_col.map(cell).filter(|m| !m.is_empty()).unwrap_or_else(|| default_model.to_string());
+        if let Some(first) = seen.insert((context.clone(), filler.clone(), model.clone()), line) {
+            seen.insert((context.clone(), filler.clone(), model.clone()), first);
+            problems.push(at(
+                f_col,
+                "filler",
+                format!(
+                    "a second row for context {context:?}, filler {filler:?}, model {model:?} (first at line {first}); the first is used"
+                ),
+            ));
+            continue;
+        }
         rows.push(LogprobRow { context, filler, logprob, model });
     }
     if rows.is_empty() {
@@ -154,5 +168,15 @@ mod tests {
         let (back, problems) = read("w.csv", write(&rows).as_bytes(), "other").unwrap();
         assert!(problems.is_empty());
         assert_eq!(back, rows);
+    }
+
+    #[test]
+    fn a_repeated_context_filler_model_row_is_reported_and_the_first_kept() {
+        let text = "context_id,filler,logprob,model\nc1,Paris,-1.0,m\nc1,Paris,-2.0,m\nc1,Paris,-3.0,other\n";
+        let (rows, problems) = read("lp.csv", text.as_bytes(), "m").unwrap();
+        assert_eq!(rows.iter().map(|r| r.logprob).collect::<Vec<_>>(), [-1.0, -3.0]);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].line, Some(3));
+        assert!(problems[0].message.contains("first at line 2"), "{}", problems[0]);
     }
 }
