@@ -166,11 +166,12 @@ fn duplicate_ids_are_warned_about() {
 
 #[test]
 fn ragged_rows_are_errors_and_repeated_ids_warnings_in_line_order() {
-    // Lines 4 and 6 are ragged (not loaded, each an error); line 5 repeats x.
-    let csv = b"record_id,response\nx,a\ny,b\nx,c,extra\nx,d\nz,e,extra\nw\n";
+    // Lines 4, 6 and 7 are ragged (not loaded, each an error); line 5 repeats x; line 8 has
+    // only empty extra cells (loaded, with a warning).
+    let csv = b"record_id,response\nx,a\ny,b\nx,c,extra\nx,d\nz,e,extra\nw\nv,f,,\n";
     let loaded = formats::load("d.csv", csv, None).unwrap();
     let ids: Vec<&str> = loaded.records.iter().map(|r| r.record_id.as_str()).collect();
-    assert_eq!(ids, ["x", "y", "x"]);
+    assert_eq!(ids, ["x", "y", "x", "v"]);
     let errors: Vec<(Option<u64>, &str)> = loaded.errors.iter().map(|w| (w.line, w.message.as_str())).collect();
     assert_eq!(
         errors,
@@ -181,7 +182,13 @@ fn ragged_rows_are_errors_and_repeated_ids_warnings_in_line_order() {
         ]
     );
     let got: Vec<(Option<u64>, &str)> = loaded.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
-    assert_eq!(got, [(Some(5), "duplicate record_id \"x\" (first at line 2)")]);
+    assert_eq!(
+        got,
+        [
+            (Some(5), "duplicate record_id \"x\" (first at line 2)"),
+            (Some(8), "expected 2 columns as in the header, found 4 (the extra cells are empty)"),
+        ]
+    );
     assert_eq!(loaded.warnings[0].field.as_deref(), Some("record_id"));
     let json = br#"[{"record_id": "a", "response": "1"}, {"record_id": "b", "response": "2"}, {"record_id": "a", "response": "3"}]"#;
     let loaded = formats::load("d.json", json, None).unwrap();

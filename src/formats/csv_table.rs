@@ -255,7 +255,20 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         // A row with too few or too many cells is misaligned (a cut-off file, a stray
         // delimiter): reading it anyway would put values under the wrong columns. It is an
         // error and the row is not loaded, so it is counted as dropped, never half-read.
-        if row.len() != headers.len() {
+        // Trailing empty cells (a spreadsheet's "a,b,c,,") hold nothing to misplace: a warning.
+        if row.len() > headers.len() && row.iter().skip(headers.len()).all(|c| c.trim().is_empty()) {
+            loaded.warnings.push(
+                Problem::new(
+                    file,
+                    format!(
+                        "expected {} columns as in the header, found {} (the extra cells are empty)",
+                        headers.len(),
+                        row.len()
+                    ),
+                )
+                .at_line(line),
+            );
+        } else if row.len() != headers.len() {
             let why = if row.len() < headers.len() { "the row is cut short" } else { "a stray delimiter?" };
             loaded.errors.push(
                 Problem::new(
