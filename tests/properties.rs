@@ -25,12 +25,25 @@ fn count() -> impl Strategy<Value = u64> {
     prop_oneof![0u64..50, 0u64..100_000, (MAX_COUNT - 1000)..=MAX_COUNT, 0u64..=MAX_COUNT]
 }
 
+/// A fixed seed and no regression files: the same cases on every machine and run, so CI never
+/// fails on a draw nobody can reproduce (change the seed by hand to explore further).
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_125),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Equal within `rel` of the larger magnitude, or of 1 near zero (an F of 0 computed in another
+/// order comes out as ±1e-15).
 fn close(a: f64, b: f64, rel: f64) -> bool {
-    a == b || (a - b).abs() <= rel * a.abs().max(b.abs()) || (a.is_nan() && b.is_nan())
+    a == b || (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0) || (a.is_nan() && b.is_nan())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(config(256))]
 
     #[test]
     fn mcnemar_is_symmetric_in_b_and_c_and_p_is_a_probability(
@@ -80,7 +93,7 @@ fn run_permanova(points: &[(usize, Vec<f64>)], names: &[&str], distance: Distanc
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(config(64))]
 
     /// Renaming the groups (including renames that change their sorted order) changes neither F
     /// nor, with the same seed, p.
@@ -150,7 +163,7 @@ fn within(x: Option<f64>, low: f64, high: f64) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(config(256))]
 
     /// Each judged example: (disambiguated?, label, prediction or out of choice).
     #[test]
@@ -206,7 +219,7 @@ fn cd(local: &[f64], western: &[f64], model: &[f64], s_local: Smoothing, s_weste
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(config(256))]
 
     /// Counts and populations are relative: multiplying each reference by its own factor
     /// leaves CD unchanged. The floor works on proportions, so it needs nothing else; add-α

@@ -116,7 +116,7 @@ const ops = {
   // Provider cases as a JSONL file for the Run tab.
   crosslingualCasesJsonl: (request) => crosslingual().run_cases_jsonl(request),
   // The divergence session writes record-table JSON already; one row per line is JSONL.
-  divergenceCasesJsonl: (mode) => JSON.parse(divergence().run_cases(mode)).map((r) => JSON.stringify(r)).join("\n") + "\n",
+  divergenceCasesJsonl: (mode) => divergence().run_cases_jsonl(mode),
 
   // The Requirements tab.
   requirementsDefaultScenario: () => RequirementsSession.default_scenario(),

@@ -76,10 +76,10 @@ impl DivergenceSession {
 
     /// The cases of a live run over the loaded probe set (`mode`: score or sample), as a JSON
     /// array of records for the run engine; its records come back through `load_records`.
-    pub fn run_cases(&self, mode: &str) -> Result<String, JsValue> {
+    pub fn run_cases_jsonl(&self, mode: &str) -> Result<String, JsValue> {
         let mode = crate::divergence::runs::Mode::parse(mode).map_err(failed)?;
         let cases = self.0.run_cases(mode).map_err(failed)?;
-        Ok(crate::formats::write(&cases, crate::formats::FileFormat::Json))
+        Ok(crate::formats::write(&cases, crate::formats::FileFormat::Jsonl))
     }
 
     /// The model data (log-probability table or records) as CSV.

@@ -271,12 +271,14 @@ pub fn divergence_session_refuses_garbage_and_matches_the_core() {
 
 pub fn divergence_run_cases_go_out_and_run_records_come_back() {
     let mut d = DivergenceSession::new();
-    assert!(d.run_cases("score").is_err(), "no probe set yet");
+    assert!(d.run_cases_jsonl("score").is_err(), "no probe set yet");
     d.use_builtin("pl-western").unwrap();
-    assert!(d.run_cases("guess").is_err());
-    let sample: Vec<serde_json::Value> = serde_json::from_str(&d.run_cases("sample").unwrap()).unwrap();
+    assert!(d.run_cases_jsonl("guess").is_err());
+    let jsonl =
+        |text: String| -> Vec<serde_json::Value> { text.lines().map(|l| serde_json::from_str(l).unwrap()).collect() };
+    let sample = jsonl(d.run_cases_jsonl("sample").unwrap());
     assert_eq!(sample.len(), 47, "one sampling case per context of pl-western");
-    let cases: Vec<serde_json::Value> = serde_json::from_str(&d.run_cases("score").unwrap()).unwrap();
+    let cases = jsonl(d.run_cases_jsonl("score").unwrap());
     assert_eq!(cases.len(), 24 * 37 + 23 * 41, "one scoring case per context and filler");
     // The run's records, as the run engine stores them: each case answered with a score.
     let records: Vec<serde_json::Value> = cases
