@@ -220,8 +220,8 @@ pub fn bootstrap_p_value(replicates: &[f64]) -> f64 {
 pub const TARGET_POWER: f64 = 0.8;
 /// Simulated experiments per power evaluation.
 pub const POWER_REPETITIONS: u32 = 1000;
-/// Bisection steps: the difference is found to within (largest possible difference) / 2^12.
-const BISECTION_STEPS: u32 = 12;
+/// Bisection steps: the difference is found to within (largest possible difference) / 2^10.
+const BISECTION_STEPS: u32 = 10;
 
 /// The power note for one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
