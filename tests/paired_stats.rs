@@ -33,7 +33,8 @@ fn items(t: [[usize; 2]; 2]) -> (Vec<bool>, Vec<bool>) {
 fn paired_mcnemar_matches_statsmodels() {
     // statsmodels 0.15.0: mcnemar(t, exact=True) and mcnemar(t, exact=False, correction=True)
     // (statistic, p) as printed by bench/reference/cluster.py.
-    let cases: [([[usize; 2]; 2], (f64, f64), (f64, f64)); 5] = [
+    type Case = ([[usize; 2]; 2], (f64, f64), (f64, f64));
+    let cases: [Case; 5] = [
         ([[5, 3], [9, 13]], (3.0, 0.14599609375), (2.0833333333333335, 0.14891467317876161)),
         ([[2, 0], [6, 4]], (0.0, 0.03125), (4.166666666666667, 0.041226833337163815)),
         ([[10, 7], [7, 1]], (7.0, 1.0), (0.07142857142857142, 0.7892680261342813)),

@@ -19,7 +19,7 @@
 //! - The two-sided p-value for "no difference" is
 //!   p = min(1, 2·min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B + 1)),
 //!   the share of replicates on the far side of 0 with the +1 correction that keeps p above 0
-//!   (Davison and Hinkley 1997, §4.4; North et al. 2002); it is below α about when the
+//!   (Davison and Hinkley 1997, ch. 4; North et al. 2002); it is below α about when the
 //!   percentile interval at 1 − α leaves out 0.
 //! - A replicate whose statistic is undefined (NaN: a resample with no ambiguous example, say)
 //!   is left out of both and counted in `undefined_resamples`.
