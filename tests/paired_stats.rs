@@ -325,3 +325,24 @@ fn detectable_difference_matches_the_textbook_size() {
     assert_eq!(detectable_difference(2, 0.5, 0.05, 1).unwrap().difference, None);
     assert!(detectable_difference(62, 0.1, 2.0, 1).is_err());
 }
+
+#[test]
+fn detectable_difference_simulated_and_approximated_agree() {
+    // Up to 500 items the power is simulated, above approximated: four times the items
+    // (1600) halve the simulated difference at 400.
+    let sim = detectable_difference(400, 0.3, 0.05, 1).unwrap();
+    assert_eq!(sim.repetitions, 1000);
+    assert!(sim.method.starts_with("simulated"));
+    let approx = detectable_difference(1600, 0.3, 0.05, 1).unwrap();
+    assert_eq!(approx.repetitions, 0);
+    assert!(approx.method.starts_with("normal approximation"));
+    let (s, a) = (sim.difference.unwrap(), approx.difference.unwrap());
+    assert!((a * 2.0 - s).abs() < 0.01, "simulated {s} at 400, approximated {a} at 1600");
+    // Analytic: (z_0.975 + z_0.8)·√(2·0.3·0.7/1600) ≈ 0.0454 to first order (a little more
+    // because the variance grows towards ½).
+    assert!(a > 0.0454 && a < 0.048, "{a}");
+    assert!((approx.power.unwrap() - 0.8).abs() < 1e-9);
+    // Large n stays fast and the difference keeps shrinking.
+    let huge = detectable_difference(4_000_000, 0.3, 0.05, 1).unwrap();
+    assert!(huge.difference.unwrap() < a / 40.0);
+}
