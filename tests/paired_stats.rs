@@ -346,3 +346,28 @@ fn detectable_difference_simulated_and_approximated_agree() {
     let huge = detectable_difference(4_000_000, 0.3, 0.05, 1).unwrap();
     assert!(huge.difference.unwrap() < a / 40.0);
 }
+
+#[test]
+fn clustered_items_make_mcnemar_overconfident_and_the_cluster_bootstrap_does_not() {
+    // Six templates of ten instances that all behave alike: A passes templates 0–3, B passes
+    // 0–1. McNemar sees 20 independent discordant pairs (p = 2/2^20); the evidence is really
+    // two templates, and the cluster bootstrap's p is near 2·(4/6)^6 ≈ 0.18, the chance that a
+    // resample draws neither template 2 nor 3.
+    let a: Vec<bool> = (0..60).map(|i| i / 10 < 4).collect();
+    let b: Vec<bool> = (0..60).map(|i| i / 10 < 2).collect();
+    let m = paired_mcnemar(&a, &b, Method::Exact).unwrap();
+    assert_eq!((m.only_a, m.only_b), (20, 0));
+    assert!(close(m.p_value, 2.0 / 1_048_576.0, 1e-12), "{}", m.p_value);
+    let clusters: Vec<Vec<usize>> = (0..6).map(|t| (t * 10..t * 10 + 10).collect()).collect();
+    let rate = |v: &[bool], drawn: &[usize]| drawn.iter().filter(|&&i| v[i]).count() as f64 / drawn.len() as f64;
+    let r = paired_bootstrap(&clusters, 4000, C95, 2, |d| (rate(&a, d), rate(&b, d))).unwrap();
+    assert_eq!(r.difference, m.difference);
+    let limit = 2.0 * (4.0f64 / 6.0).powi(6);
+    assert!((r.p_value - limit).abs() < 0.03, "bootstrap p {} vs {limit}", r.p_value);
+    assert!(r.interval.low <= 0.0, "{r:?}");
+    // The clustered rates agree: A's pass rate has a design effect near the template size.
+    let per_template: Vec<ClusterCount> =
+        (0..6).map(|t| ClusterCount { successes: if t < 4 { 10 } else { 0 }, n: 10 }).collect();
+    let deff = clustered_rate(&per_template, C95).unwrap().design_effect.unwrap();
+    assert!(close(deff, 6.0 / 5.0 * 10.0, 1e-12), "{deff}");
+}
