@@ -8,7 +8,8 @@ use evenhand::stats::confidence::Confidence;
 use evenhand::stats::interval::{Verdict, verdict_disagrees};
 use evenhand::stats::mcnemar::Method;
 use evenhand::stats::paired::{
-    PairedError, bootstrap_p_value, detectable_difference, paired_bootstrap, paired_mcnemar,
+    PairedError, bootstrap_p_value, detectable_difference, paired_bootstrap, paired_bootstrap_by_cluster,
+    paired_mcnemar,
 };
 
 fn close(got: f64, want: f64, rel: f64) -> bool {
@@ -328,19 +329,19 @@ fn detectable_difference_matches_the_textbook_size() {
 
 #[test]
 fn detectable_difference_simulated_and_approximated_agree() {
-    // Up to 500 items the power is simulated, above approximated: four times the items
-    // (1600) halve the simulated difference at 400.
-    let sim = detectable_difference(400, 0.3, 0.05, 1).unwrap();
+    // Up to 200 items the power is simulated, above approximated: four times the items
+    // (800) halve the simulated difference at 200.
+    let sim = detectable_difference(200, 0.3, 0.05, 1).unwrap();
     assert_eq!(sim.repetitions, 1000);
     assert!(sim.method.starts_with("simulated"));
-    let approx = detectable_difference(1600, 0.3, 0.05, 1).unwrap();
+    let approx = detectable_difference(800, 0.3, 0.05, 1).unwrap();
     assert_eq!(approx.repetitions, 0);
     assert!(approx.method.starts_with("normal approximation"));
     let (s, a) = (sim.difference.unwrap(), approx.difference.unwrap());
-    assert!((a * 2.0 - s).abs() < 0.01, "simulated {s} at 400, approximated {a} at 1600");
-    // Analytic: (z_0.975 + z_0.8)·√(2·0.3·0.7/1600) ≈ 0.0454 to first order (a little more
+    assert!((a * 2.0 - s).abs() < 0.015, "simulated {s} at 200, approximated {a} at 800");
+    // Analytic: (z_0.975 + z_0.8)·√(2·0.3·0.7/800) ≈ 0.0642 to first order (a little more
     // because the variance grows towards ½).
-    assert!(a > 0.0454 && a < 0.048, "{a}");
+    assert!(a > 0.0642 && a < 0.068, "{a}");
     assert!((approx.power.unwrap() - 0.8).abs() < 1e-9);
     // Large n stays fast and the difference keeps shrinking.
     let huge = detectable_difference(4_000_000, 0.3, 0.05, 1).unwrap();
@@ -370,4 +371,35 @@ fn clustered_items_make_mcnemar_overconfident_and_the_cluster_bootstrap_does_not
         (0..6).map(|t| ClusterCount { successes: if t < 4 { 10 } else { 0 }, n: 10 }).collect();
     let deff = clustered_rate(&per_template, C95).unwrap().design_effect.unwrap();
     assert!(close(deff, 6.0 / 5.0 * 10.0, 1e-12), "{deff}");
+}
+
+#[test]
+fn the_cluster_level_bootstrap_gives_the_item_level_bits() {
+    // Per-cluster sums instead of items: the same draws, the same numbers, cost per cluster.
+    let (mut clusters, items) = hand_case();
+    clusters.insert(1, vec![]);
+    let sums: Vec<(f64, f64, f64)> = clusters
+        .iter()
+        .map(|c| {
+            let a = c.iter().map(|&i| items[i].0).sum::<f64>();
+            let b = c.iter().map(|&i| items[i].1).sum::<f64>();
+            (a, b, c.len() as f64)
+        })
+        .collect();
+    let sizes: Vec<usize> = clusters.iter().map(Vec::len).collect();
+    let by_item = paired_bootstrap(&clusters, 999, C95, 5, |d| means(&items, d)).unwrap();
+    let by_cluster = paired_bootstrap_by_cluster(&sizes, 999, C95, 5, |drawn| {
+        let (mut a, mut b, mut n) = (0.0, 0.0, 0.0);
+        for &c in drawn {
+            assert!(!clusters[c].is_empty(), "an empty cluster was drawn");
+            a += sums[c].0;
+            b += sums[c].1;
+            n += sums[c].2;
+        }
+        (a / n, b / n)
+    })
+    .unwrap();
+    assert_eq!(by_item, by_cluster);
+    assert_eq!(by_item.p_value, PINNED_P);
+    assert_eq!((by_cluster.clusters, by_cluster.items), (3, 6));
 }

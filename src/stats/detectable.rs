@@ -11,7 +11,7 @@
 //!   power(d) = Φ((|d| − z₁₋α/₂·√(2·p̄(1 − p̄)/n)) / √((p₁q₁ + p₂q₂)/n)), p̄ = (p₁ + p₂)/2,
 //!   bisected to full precision: the simulation would cost n × 2,000 draws per point, too slow
 //!   in a browser for thousands of items, and the approximation is accurate there (a test
-//!   checks the two agree at n = 400).
+//!   checks the two agree at n = 200 and 400).
 //!
 //! Both treat the two models' outcomes as independent samples. A paired test on positively
 //! correlated outcomes has more power, so the real detectable difference is at most the one
@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 /// The power the detectable difference is read at.
 pub const TARGET_POWER: f64 = 0.8;
 /// Up to this many items per model the power is simulated; above it, approximated.
-pub const SIMULATION_LIMIT: u32 = 500;
+pub const SIMULATION_LIMIT: u32 = 200;
 /// Simulated experiments per power evaluation.
 pub const POWER_REPETITIONS: u32 = 1000;
 /// Bisection steps with simulated power: the difference is found to within (largest possible

@@ -152,29 +152,53 @@ pub fn paired_bootstrap<F>(
 where
     F: FnMut(&[usize]) -> (f64, f64),
 {
+    let sizes: Vec<usize> = clusters.iter().map(Vec::len).collect();
+    let mut items: Vec<usize> = Vec::with_capacity(sizes.iter().sum::<usize>() * 2);
+    paired_bootstrap_by_cluster(&sizes, resamples, confidence, seed, |drawn| {
+        items.clear();
+        for &c in drawn {
+            items.extend_from_slice(&clusters[c]);
+        }
+        statistic(&items)
+    })
+}
+
+/// [`paired_bootstrap`] for a statistic computed from per-cluster summaries: `sizes[c]` is
+/// cluster c's item count (0 leaves it out), and `statistic` receives the drawn cluster
+/// indices (repeated as drawn; all non-empty clusters in order for the observed value). The
+/// draws are the same, so a statistic that agrees with an item-level one gives the same bits,
+/// at a cost per resample in clusters rather than items.
+pub fn paired_bootstrap_by_cluster<F>(
+    sizes: &[usize],
+    resamples: u32,
+    confidence: Confidence,
+    seed: u64,
+    mut statistic: F,
+) -> Result<PairedBootstrap, PairedError>
+where
+    F: FnMut(&[usize]) -> (f64, f64),
+{
     if !(1..=MAX_RESAMPLES).contains(&resamples) {
         return Err(PairedError::Resamples { found: resamples, max: MAX_RESAMPLES });
     }
     // Empty clusters are left out: drawing one would only shrink the resample.
-    let clusters: Vec<&[usize]> = clusters.iter().map(Vec::as_slice).filter(|c| !c.is_empty()).collect();
-    let all: Vec<usize> = clusters.iter().flat_map(|c| c.iter().copied()).collect();
-    if all.is_empty() {
+    let clusters: Vec<usize> = (0..sizes.len()).filter(|&c| sizes[c] > 0).collect();
+    let items: usize = sizes.iter().sum();
+    if clusters.is_empty() {
         return Err(PairedError::NoItems);
     }
-    let (value_a, value_b) = statistic(&all);
+    let (value_a, value_b) = statistic(&clusters);
     let difference = value_a - value_b;
     if difference.is_nan() {
         return Err(PairedError::ObservedUndefined);
     }
     let g = clusters.len();
     let mut rng = rng::rng_for(seed, &[b"paired-bootstrap"]);
-    let mut draw: Vec<usize> = Vec::with_capacity(all.len() * 2);
+    let mut draw: Vec<usize> = Vec::with_capacity(g);
     let mut replicates: Vec<f64> = Vec::with_capacity(resamples as usize);
     for _ in 0..resamples {
         draw.clear();
-        for _ in 0..g {
-            draw.extend_from_slice(clusters[rng.random_range(0..g)]);
-        }
+        draw.extend((0..g).map(|_| clusters[rng.random_range(0..g)]));
         let (a, b) = statistic(&draw);
         let d = a - b;
         if !d.is_nan() {
@@ -198,7 +222,7 @@ where
         resamples,
         undefined_resamples: resamples - replicates.len() as u32,
         clusters: g,
-        items: all.len(),
+        items,
         seed,
         method: BOOTSTRAP_METHOD.into(),
     })
