@@ -164,6 +164,8 @@ cmd_fuzz() {
 cmd_bench() {
   # The Chromium halves of the benchmarks call exports the page's build leaves out.
   build_wasm --features bench
+  # Peak memory on a million-row table per command (issue 15's goal: 250 MB each).
+  bash bench/memory.sh || echo "bench/memory.sh: a command missed its memory goal (table above)" >&2
   exec bash bench/run.sh
 }
 

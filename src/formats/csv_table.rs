@@ -185,6 +185,12 @@ fn csv_problem(file: &str, err: &csv::Error) -> Problem {
 /// Reads a record table from CSV text. Without `mapping`, columns map by name and alias; if
 /// that leaves a required field unmapped, the caller gets a [`MappingRequest`] instead.
 pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
+    read_into(Loaded::new(file, "csv", true), text, mapping)
+}
+
+/// [`read`] into `loaded`, which keeps the records or only counts them.
+pub(super) fn read_into(mut loaded: Loaded, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
+    let file = &*loaded.file.clone();
     let delimiter = sniff_delimiter(text);
     let mut rdr = reader(file, text, delimiter, RowLength::Ragged).map_err(LoadError::Syntax)?;
     let headers: Vec<String> = rdr
@@ -233,7 +239,6 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
     let ours = columns.iter().any(|(f, _)| f.name == "format_version");
     let has = |name: &str| columns.iter().any(|(f, _)| f.name == name);
 
-    let mut loaded = Loaded::new(file, "csv");
     loaded.warnings.extend(alias_warnings);
     // One row buffer for the whole file, where the records() iterator copies each row out
     // into a new one; `n` counts bad rows too, as that iterator's enumerate() did.
