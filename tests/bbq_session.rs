@@ -204,3 +204,37 @@ fn prediction_problems_name_the_predictions_file() {
     assert!(err.contains(&format!("{}:2: field id: prediction id \"nope\"", preds.display())), "{err}");
     assert!(!err.contains("predictions:2"), "{err}");
 }
+
+#[test]
+fn predictions_judged_as_they_are_read_match_the_whole_file_way() {
+    // `evenhand bbq` streams predictions into score::Judge (issue 15, memory); the judged
+    // answers, the unused predictions and the missing count must be those of judge().
+    let mut s = Session::default();
+    s.add_data("Sexual_orientation.jsonl", data(4).as_bytes()).unwrap();
+    let examples = s.examples().to_vec();
+    let files: [(&str, &str); 3] = [
+        (
+            "p.csv",
+            "id,prediction,model\nSexual_orientation:0,B,m1\n1,The gay man,m1\n1,A,m1\n99,A,m1\n2,C,m2\nonly-id\n3,\"x\"y,m2\n",
+        ),
+        (
+            "p.jsonl",
+            "{\"id\":0,\"answer\":\"A\"}\nnot json\n{\"id\":1,\"option_logprobs\":[-3,-1,-2],\"model\":\"m\"}\n{\"answer\":\"B\"}\n",
+        ),
+        ("p.tsv", "id\tpred\tvariant\n0\tA\tv1\n0\tB\tv1\n"),
+    ];
+    for (name, text) in files {
+        let (preds, problems) = score::read_predictions(name, text.as_bytes(), "default").unwrap();
+        let whole = score::judge(&examples, &preds, "predictions");
+        let mut judge = score::Judge::new(&examples, "predictions", false);
+        let streamed = score::scan_predictions(name, text.as_bytes(), "default", &mut |p| judge.take(&p)).unwrap();
+        let m = judge.finish();
+        assert_eq!(streamed, problems, "{name}");
+        assert_eq!((&m.judged, &m.unmatched, m.missing), (&whole.judged, &whole.unmatched, whole.missing), "{name}");
+        assert!(m.rows.is_empty() && whole.rows.len() == whole.judged.len(), "{name}");
+        assert!(
+            !whole.judged.is_empty() && (!whole.unmatched.is_empty() || !problems.is_empty()),
+            "{name}: a case worth comparing"
+        );
+    }
+}

@@ -280,3 +280,39 @@ fn a_header_of_blank_names_is_named_as_such() {
     assert_eq!(p.line, Some(1));
     assert!(p.message.contains("no column names"), "{p}");
 }
+
+#[test]
+fn checking_without_keeping_records_reports_what_loading_does() {
+    // `evenhand validate` reads through formats::check, which keeps ids, not records (issue 15,
+    // memory): its count, errors and warnings must be those of formats::load, format by format.
+    let files: [(&str, &str); 4] = [
+        (
+            "a.csv",
+            "record_id,prompt,response,status\nr1,p,yes,ok\nr2,p,no,nope\nr1,p,again,ok\nr3,p\nr4,q,x,ok,,\n,p,y,ok\n",
+        ),
+        (
+            "b.jsonl",
+            "{\"record_id\":\"a\",\"response\":\"x\"}\n{\"record_id\":\"a\",\"response\":\"y\"}\nnot json\n{\"response\":1}\n",
+        ),
+        (
+            "c.json",
+            "[{\"record_id\":\"a\",\"response\":\"x\"},{\"record_id\":\"a\",\"response\":\"y\"},3,{\"response\":[1]}]",
+        ),
+        ("d.csv", "id;output\n1;a\n2;b\n3;c\n"),
+    ];
+    for (name, text) in files {
+        let loaded = formats::load(name, text.as_bytes(), None).unwrap();
+        let checked = formats::check(name, text.as_bytes(), None).unwrap();
+        assert!(checked.records.is_empty(), "{name}: check keeps no record");
+        assert_eq!(checked.count(), loaded.records.len(), "{name}");
+        assert_eq!(loaded.count(), loaded.records.len(), "{name}");
+        assert_eq!(
+            (checked.format, &checked.errors, &checked.warnings),
+            (loaded.format, &loaded.errors, &loaded.warnings),
+            "{name}"
+        );
+        assert!(!loaded.errors.is_empty() || name == "d.csv", "{name}: the case has errors to compare");
+    }
+    let dup = formats::check("a.csv", files[0].1.as_bytes(), None).unwrap();
+    assert!(dup.warnings.iter().any(|w| w.message.contains("duplicate record_id \"r1\"")), "{:?}", dup.warnings);
+}

@@ -1,5 +1,7 @@
 // Promise-based calls into the worker that holds the wasm: call("op", ...args) sends
-// {id, op, args} and settles when {id, ok, value | error} comes back.
+// {id, op, args} and settles when {id, ok, value | error} comes back. An ArrayBuffer marked
+// by read-file.js's transferable() is moved to the worker rather than copied.
+import { TRANSFER } from "./read-file.js";
 
 /**
  * A typed `call` into a worker whose operation table is `Ops` (worker.js's or run-worker.js's
@@ -39,7 +41,8 @@ export function connect(worker) {
     const id = next++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      worker.postMessage({ id, op, args });
+      const moved = args.filter((a) => a instanceof ArrayBuffer && TRANSFER.has(a));
+      worker.postMessage({ id, op, args }, moved);
     });
   };
 }

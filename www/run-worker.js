@@ -248,18 +248,22 @@ const ops = {
     await begin(run, keys);
   },
 
-  /** Resumes a stored run: every stored record is restored, so none is sent again. */
+  /** Resumes a stored run: every stored record made for the request the plan sends now is
+   * restored, so none is sent again; `stale` counts (and names the cases of) those made for
+   * another request, which are set aside and sent again. */
   resumeStored: async (runId, keys) => {
     const stored = await getRun(runId);
     if (!stored) throw new Error(`no stored run ${runId}`);
     const session = sessionFor(stored.spec, stored.cases);
     const records = await runRecords(runId);
     const restored = session.restore(records);
+    /** @type {{records: number, cases: string[]}} */
+    const stale = session.stale();
     clearInterval(ticker);
     run = newRun(session, { run_id: runId, spec: stored.spec, cases: stored.cases, state: "running" });
     await setRunState(runId, "running");
     await begin(run, keys);
-    return { restored, calls: session.calls(), estimate: session.estimate(), spec: session.spec() };
+    return { restored, stale, calls: session.calls(), estimate: session.estimate(), spec: session.spec() };
   },
 
   unfinished: () => unfinishedRuns(),

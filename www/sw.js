@@ -28,6 +28,7 @@ const SHELL = [
   "./handover.js",
   "./keys.js",
   "./offline.js",
+  "./read-file.js",
   "./rpc.js",
   "./run-store.js",
   "./run-worker.js",

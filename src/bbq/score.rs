@@ -44,41 +44,79 @@ pub fn read_predictions(
     bytes: &[u8],
     default_model: &str,
 ) -> Result<(Vec<Prediction>, Vec<Problem>), Problem> {
+    let mut preds = vec![];
+    let problems = scan_predictions(file, bytes, default_model, &mut |p| preds.push(p))?;
+    Ok((preds, problems))
+}
+
+/// [`read_predictions`] one prediction at a time: `each` gets them in file order and none is
+/// kept here, so a million rows are judged without a million predictions in memory (an
+/// Evenhand record table is still loaded whole). The problems are those [`read_predictions`]
+/// lists, in its order.
+pub fn scan_predictions(
+    file: &str,
+    bytes: &[u8],
+    default_model: &str,
+    each: &mut dyn FnMut(Prediction),
+) -> Result<Vec<Problem>, Problem> {
     let text = formats::decode(file, bytes).map_err(|e| Problem::new(file, e.to_string()))?;
     let header = text.lines().next().unwrap_or("");
     if header.contains("format_version") {
         let loaded = formats::load(file, bytes, None).map_err(|e| Problem::new(file, e.to_string()))?;
-        let preds = loaded
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let best = r.logprobs.as_ref().and_then(argmax);
-                Prediction {
-                    id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
-                    answer: best.map_or_else(|| r.response.clone(), |b| b.to_string()),
-                    by_likelihood: best.is_some(),
-                    model: if r.model.is_empty() { default_model.to_string() } else { r.model.clone() },
-                    variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-                    line: i as u64 + 2,
-                    file: file.to_string(),
-                }
-            })
-            .collect();
-        return Ok((preds, loaded.errors));
+        for (i, r) in loaded.records.iter().enumerate() {
+            let best = r.logprobs.as_ref().and_then(argmax);
+            each(Prediction {
+                id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
+                answer: best.map_or_else(|| r.response.clone(), |b| b.to_string()),
+                by_likelihood: best.is_some(),
+                model: if r.model.is_empty() { default_model.to_string() } else { r.model.clone() },
+                variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+                line: i as u64 + 2,
+                file: file.to_string(),
+            });
+        }
+        return Ok(loaded.errors);
     }
-    // Any table: go through the JSON form so that CSV and JSONL share one path.
-    // Bad rows are listed and skipped; the good ones are used.
-    let mut early = vec![];
-    let rows: Vec<(u64, serde_json::Map<String, serde_json::Value>)> = if header.trim_start().starts_with('{') {
-        let mut rows = vec![];
+    // Any table: each row goes through the JSON form so that CSV and JSONL share one path.
+    // Bad rows are listed and skipped; the good ones are used. Problems of the file's syntax
+    // come before those of its rows, as when the rows were all read first.
+    let (mut early, mut late) = (vec![], vec![]);
+    let find = |row: &serde_json::Map<String, serde_json::Value>, keys: &[&str]| {
+        keys.iter().find_map(|k| row.get(*k)).map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    let mut take = |line: u64, row: serde_json::Map<String, serde_json::Value>| {
+        let best = row.get("option_logprobs").and_then(|v| match v {
+            serde_json::Value::String(s) => serde_json::from_str(s).ok().as_ref().and_then(argmax),
+            other => argmax(other),
+        });
+        match (find(&row, ID_KEYS), best.map(|b| b.to_string()).or_else(|| find(&row, ANSWER_KEYS))) {
+            (Some(id), Some(answer)) => each(Prediction {
+                id,
+                answer,
+                by_likelihood: best.is_some(),
+                model: find(&row, &["model"]).unwrap_or_else(|| default_model.to_string()),
+                variant: find(&row, &["variant", "prompt_variant"]).unwrap_or_default(),
+                line,
+                file: file.to_string(),
+            }),
+            (None, _) => {
+                late.push(Problem::new(file, format!("expected an id column ({})", ID_KEYS.join(", "))).at_line(line))
+            }
+            (_, None) => late.push(
+                Problem::new(file, format!("expected an answer column ({})", ANSWER_KEYS.join(", "))).at_line(line),
+            ),
+        }
+    };
+    if header.trim_start().starts_with('{') {
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             match serde_json::from_str(line) {
-                Ok(serde_json::Value::Object(o)) => rows.push((i as u64 + 1, o)),
+                Ok(serde_json::Value::Object(o)) => take(i as u64 + 1, o),
                 _ => early.push(Problem::new(file, "expected a JSON object").at_line(i as u64 + 1)),
             }
         }
-        rows
     } else {
         let delimiter = formats::csv_table::sniff_delimiter(text);
         let mut rdr = formats::csv_table::reader(file, text, delimiter, formats::csv_table::RowLength::Ragged)?;
@@ -88,52 +126,23 @@ pub fn read_predictions(
             .iter()
             .map(|h| h.trim().to_lowercase())
             .collect();
-        let mut rows = vec![];
-        for r in rdr.records() {
-            match r {
-                Ok(r) => {
+        let mut r = csv::StringRecord::new();
+        loop {
+            match rdr.read_record(&mut r) {
+                Ok(true) => {
                     let line = r.position().map_or(0, |p| p.line());
                     let cells = r.iter().map(|c| serde_json::Value::String(c.to_string()));
-                    rows.push((line, headers.iter().cloned().zip(cells).collect()));
+                    take(line, headers.iter().cloned().zip(cells).collect());
                 }
+                Ok(false) => break,
                 Err(e) => {
                     early.push(Problem::new(file, format!("CSV: {e}")).at_line(e.position().map_or(0, |p| p.line())))
                 }
             }
         }
-        rows
-    };
-    let find = |row: &serde_json::Map<String, serde_json::Value>, keys: &[&str]| {
-        keys.iter().find_map(|k| row.get(*k)).map(|v| match v {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
-    let mut preds = vec![];
-    let mut problems = early;
-    for (line, row) in rows {
-        let best = row.get("option_logprobs").and_then(|v| match v {
-            serde_json::Value::String(s) => serde_json::from_str(s).ok().as_ref().and_then(argmax),
-            other => argmax(other),
-        });
-        match (find(&row, ID_KEYS), best.map(|b| b.to_string()).or_else(|| find(&row, ANSWER_KEYS))) {
-            (Some(id), Some(answer)) => preds.push(Prediction {
-                id,
-                answer,
-                by_likelihood: best.is_some(),
-                model: find(&row, &["model"]).unwrap_or_else(|| default_model.to_string()),
-                variant: find(&row, &["variant", "prompt_variant"]).unwrap_or_default(),
-                line,
-                file: file.to_string(),
-            }),
-            (None, _) => problems
-                .push(Problem::new(file, format!("expected an id column ({})", ID_KEYS.join(", "))).at_line(line)),
-            (_, None) => problems.push(
-                Problem::new(file, format!("expected an answer column ({})", ANSWER_KEYS.join(", "))).at_line(line),
-            ),
-        }
     }
-    Ok((preds, problems))
+    early.append(&mut late);
+    Ok(early)
 }
 
 /// Predictions carried inside benchmark rows (BBQ result files, GG-BBQ or KoBBQ rows with a
@@ -227,39 +236,86 @@ impl Matched {
 /// it names exactly one example.
 /// `file` names predictions that do not carry their own file (the simulated model's).
 pub fn judge(examples: &[Example], predictions: &[Prediction], file: &str) -> Matched {
-    let from = |p: &Prediction| -> String { if p.file.is_empty() { file.to_string() } else { p.file.clone() } };
-    let mut by_id: HashMap<&str, usize> = HashMap::new();
-    let mut by_bare: HashMap<&str, Option<usize>> = HashMap::new();
-    for (i, e) in examples.iter().enumerate() {
-        by_id.insert(e.id.as_str(), i);
-        let bare = e.id.rsplit(':').next().unwrap_or(&e.id);
-        by_bare.entry(bare).and_modify(|v| *v = None).or_insert(Some(i));
-    }
-    let mut m = Matched::default();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut answered: std::collections::HashSet<(&str, usize)> = std::collections::HashSet::new();
+    let mut judge = Judge::new(examples, file, true);
     for p in predictions {
-        let found = by_id.get(p.id.as_str()).copied().or_else(|| by_bare.get(p.id.as_str()).copied().flatten());
+        judge.take(p);
+    }
+    judge.finish()
+}
+
+/// [`judge`] one prediction at a time, for predictions read as a stream. Without the table of
+/// examples (`rows`), what it keeps per answer is a [`Judged`]: the metrics need no more.
+pub struct Judge<'e> {
+    examples: &'e [Example],
+    file: String,
+    rows: bool,
+    by_id: HashMap<&'e str, usize>,
+    by_bare: HashMap<&'e str, Option<usize>>,
+    /// Each model once; its index keys the two tables below.
+    models: HashMap<String, usize>,
+    /// Examples answered so far, per model.
+    answered: Vec<usize>,
+    /// (model, example) pairs answered: one answer per model and example.
+    done: std::collections::HashSet<(usize, usize)>,
+    m: Matched,
+}
+
+impl<'e> Judge<'e> {
+    pub fn new(examples: &'e [Example], file: &str, rows: bool) -> Judge<'e> {
+        let mut by_id: HashMap<&str, usize> = HashMap::new();
+        let mut by_bare: HashMap<&str, Option<usize>> = HashMap::new();
+        for (i, e) in examples.iter().enumerate() {
+            by_id.insert(e.id.as_str(), i);
+            let bare = e.id.rsplit(':').next().unwrap_or(&e.id);
+            by_bare.entry(bare).and_modify(|v| *v = None).or_insert(Some(i));
+        }
+        Judge {
+            examples,
+            file: file.to_string(),
+            rows,
+            by_id,
+            by_bare,
+            models: HashMap::new(),
+            answered: vec![],
+            done: Default::default(),
+            m: Matched::default(),
+        }
+    }
+
+    pub fn take(&mut self, p: &Prediction) {
+        let from = || -> String { if p.file.is_empty() { self.file.clone() } else { p.file.clone() } };
+        let found =
+            self.by_id.get(p.id.as_str()).copied().or_else(|| self.by_bare.get(p.id.as_str()).copied().flatten());
         let Some(i) = found else {
-            let why = if by_bare.contains_key(p.id.as_str()) {
+            let why = if self.by_bare.contains_key(p.id.as_str()) {
                 "names several examples; use the full id"
             } else {
                 "names no loaded example"
             };
-            m.unmatched
-                .push(Problem::new(&from(p), format!("prediction id {:?} {why}", p.id)).at_line(p.line).in_field("id"));
-            continue;
+            let problem =
+                Problem::new(&from(), format!("prediction id {:?} {why}", p.id)).at_line(p.line).in_field("id");
+            self.m.unmatched.push(problem);
+            return;
+        };
+        let model = match self.models.get(p.model.as_str()) {
+            Some(&k) => k,
+            None => {
+                self.models.insert(p.model.clone(), self.answered.len());
+                self.answered.push(0);
+                self.answered.len() - 1
+            }
         };
         // One answer per model and example: a repeat is reported, the first one counts.
-        if !answered.insert((p.model.as_str(), i)) {
+        if !self.done.insert((model, i)) {
             let why = format!("a second prediction for {:?} by model {:?}; the first one is used", p.id, p.model);
-            m.unmatched.push(Problem::new(&from(p), why).at_line(p.line).in_field("id"));
-            continue;
+            let problem = Problem::new(&from(), why).at_line(p.line).in_field("id");
+            self.m.unmatched.push(problem);
+            return;
         }
-        *seen.entry(p.model.as_str()).or_default() += 1;
-        let ex = &examples[i];
+        self.answered[model] += 1;
+        let ex = &self.examples[i];
         let (parsed, read_as) = read_answer(ex, p);
-        m.judged.push(Judged {
+        self.m.judged.push(Judged {
             example: i,
             prediction: match parsed {
                 Parsed::Choice(c) => Some(c),
@@ -268,21 +324,27 @@ pub fn judge(examples: &[Example], predictions: &[Prediction], file: &str) -> Ma
             model: p.model.clone(),
             variant: p.variant.clone(),
         });
-        m.rows.push(Row {
-            id: ex.id.clone(),
-            category: ex.category.clone(),
-            language: ex.language.clone(),
-            condition: ex.condition,
-            model: p.model.clone(),
-            variant: p.variant.clone(),
-            raw: p.answer.clone(),
-            parsed,
-            read_as: read_as.to_string(),
-            outcome: outcome(ex, parsed).to_string(),
-        });
+        if self.rows {
+            self.m.rows.push(Row {
+                id: ex.id.clone(),
+                category: ex.category.clone(),
+                language: ex.language.clone(),
+                condition: ex.condition,
+                model: p.model.clone(),
+                variant: p.variant.clone(),
+                raw: p.answer.clone(),
+                parsed,
+                read_as: read_as.to_string(),
+                outcome: outcome(ex, parsed).to_string(),
+            });
+        }
     }
-    m.missing = seen.values().map(|n| examples.len().saturating_sub(*n)).sum();
-    m
+
+    /// Every answer taken, with the count of examples left unanswered per model.
+    pub fn finish(mut self) -> Matched {
+        self.m.missing = self.answered.iter().map(|n| self.examples.len().saturating_sub(*n)).sum();
+        self.m
+    }
 }
 
 /// Every metric, overall and per breakdown field that has more than one value.

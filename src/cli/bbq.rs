@@ -38,12 +38,13 @@ pub fn run(a: Args) -> Outcome {
         }
         examples.extend(ds.examples);
     }
-    let mut preds = vec![];
+    // Predictions are judged as they are read: what is kept per answer is what the metrics need.
+    let mut judge = score::Judge::new(&examples, "predictions", false);
     for path in &a.predictions {
         let name = path.display().to_string();
         let bytes = read(path)?;
         let model = import::stem(&name).to_string();
-        let mut found = match a.format.as_deref() {
+        match a.format.as_deref() {
             Some(f @ ("bbq" | "ggbbq" | "kobbq")) => {
                 let f = match f {
                     "bbq" => import::Format::Bbq,
@@ -59,23 +60,23 @@ pub fn run(a: Args) -> Outcome {
                         a.format.as_deref().unwrap_or_default()
                     )));
                 }
-                score::inline_predictions(&examples, &rows, &model)
+                for p in score::inline_predictions(&examples, &rows, &model) {
+                    judge.take(&p);
+                }
             }
             None | Some("records") | Some("table") => {
-                let (p, problems) = score::read_predictions(&name, &bytes, &model)?;
+                let problems = score::scan_predictions(&name, &bytes, &model, &mut |p| judge.take(&p))?;
                 for p in &problems {
                     note(p);
                 }
-                p
             }
             Some(other) => {
                 return Err(Failure::new(format!("--format: expected bbq, ggbbq, kobbq or records, found {other:?}")));
             }
-        };
-        preds.append(&mut found);
+        }
     }
     let settings = metrics::BootstrapSettings { replicates: a.replicates, seed: a.seed, ..Default::default() };
-    let matched = score::judge(&examples, &preds, "predictions");
+    let matched = judge.finish();
     for p in &matched.unmatched {
         note(p);
     }

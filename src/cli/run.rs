@@ -17,6 +17,7 @@ use evenhand::providers::ProviderKind;
 use evenhand::providers::redact;
 use evenhand::providers::spec::AuthScheme;
 use evenhand::record::Record;
+use evenhand::run::dry_run::DryRunError;
 use evenhand::run::{CallResult, Completion, Dispatch, Engine, Plan, RunSpec, cases, journal};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -120,6 +121,15 @@ impl VectorSink {
 
 /// The spec and its cases as a plan. Shared with `evenhand batch`.
 pub fn load_plan(scenario: &Path, cases_path: Option<&Path>) -> Result<Plan, Failure> {
+    let (spec, spec_name, path) = load_spec(scenario, cases_path)?;
+    let name = path.display().to_string();
+    let cases = cases::read(&name, &read(&path)?)
+        .map_err(|problems| Failure::new(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
+    Plan::chat(spec, &cases).map_err(|e| Failure::new(format!("{spec_name}: {e}")))
+}
+
+/// The run spec, its name for messages, and the path of its cases file.
+fn load_spec(scenario: &Path, cases_path: Option<&Path>) -> Result<(RunSpec, String, PathBuf), Failure> {
     let spec_name = scenario.display().to_string();
     let text = read_text(scenario)?;
     let spec = RunSpec::from_json(&text).map_err(|e| Failure::new(format!("{spec_name}: {e}")))?;
@@ -130,10 +140,7 @@ pub fn load_plan(scenario: &Path, cases_path: Option<&Path>) -> Result<Plan, Fai
             return Err(Failure::new(format!("{spec_name}: no cases: pass --cases FILE or set \"cases\" in the spec")));
         }
     };
-    let name = path.display().to_string();
-    let cases = cases::read(&name, &read(&path)?)
-        .map_err(|problems| Failure::new(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")))?;
-    Plan::chat(spec, &cases).map_err(|e| Failure::new(format!("{spec_name}: {e}")))
+    Ok((spec, spec_name, path))
 }
 
 /// Each target's key, from its environment variable. A provider that needs a key and has
@@ -219,6 +226,17 @@ fn check_writable(path: &Path) -> Result<(), Failure> {
 }
 
 pub fn run(a: Args) -> Outcome {
+    if a.dry_run && a.embed.is_none() {
+        // The estimate is read case by case (run::dry_run), never holding the plan's calls.
+        let (spec, spec_name, cases) = load_spec(&a.scenario, a.cases.as_deref())?;
+        let name = cases.display().to_string();
+        let estimate = evenhand::run::dry_run::estimate(&spec, &name, &read(&cases)?).map_err(|e| match e {
+            DryRunError::Cases(_) => Failure::new(e.to_string()),
+            DryRunError::Plan(e) => Failure::new(format!("{spec_name}: {e}")),
+        })?;
+        print_json(&estimate)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let plan = match &a.embed {
         Some(texts) => load_embed_plan(&a.scenario, texts, a.batch_size)?,
         None => load_plan(&a.scenario, a.cases.as_deref())?,

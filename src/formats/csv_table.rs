@@ -101,7 +101,27 @@ pub fn reader<'t>(file: &str, text: &'t str, delimiter: u8, rows: RowLength) -> 
 /// the reader's rules: a field is quoted only when `"` is its first byte, `""` inside it is a
 /// literal quote, and a quote anywhere else is literal text.
 pub fn unclosed_quote(text: &str, delimiter: u8) -> Option<u64> {
+    scan_quotes(text, delimiter).unclosed
+}
+
+/// A quoted cell may hold line breaks, but one that runs over this many lines is more likely
+/// a stray quote that closed by chance far below, taking the rows between into one cell.
+pub const LONG_QUOTE_LINES: u64 = 100;
+
+/// What [`scan_quotes`] found.
+#[derive(Debug, Default, PartialEq)]
+pub struct Quotes {
+    /// The line where a quoted field opens and never closes.
+    pub unclosed: Option<u64>,
+    /// (line where it opens, lines it spans) of each closed quoted field longer than
+    /// [`LONG_QUOTE_LINES`] lines.
+    pub long: Vec<(u64, u64)>,
+}
+
+/// Scans the quoting of a table's text (see [`unclosed_quote`] for the rules).
+pub fn scan_quotes(text: &str, delimiter: u8) -> Quotes {
     let bytes = text.as_bytes();
+    let mut found = Quotes::default();
     let (mut line, mut opened) = (1u64, 0u64);
     let (mut in_quotes, mut field_start) = (false, true);
     let mut i = 0;
@@ -116,6 +136,9 @@ pub fn unclosed_quote(text: &str, delimiter: u8) -> Option<u64> {
                     i += 1;
                 } else {
                     in_quotes = false;
+                    if line - opened + 1 > LONG_QUOTE_LINES {
+                        found.long.push((opened, line - opened + 1));
+                    }
                 }
             }
         } else if b == b'"' && field_start {
@@ -125,7 +148,19 @@ pub fn unclosed_quote(text: &str, delimiter: u8) -> Option<u64> {
         }
         i += 1;
     }
-    in_quotes.then_some(opened)
+    found.unclosed = in_quotes.then_some(opened);
+    found
+}
+
+fn long_quote_warning(file: &str, (opened, lines): (u64, u64)) -> Problem {
+    Problem::new(
+        file,
+        format!(
+            "a quoted cell opens here and runs over {lines} lines; if that is not one long text, a quote is \
+             missing or stray and the rows in between were read into this cell"
+        ),
+    )
+    .at_line(opened)
 }
 
 /// Refuses a header that names one column twice (`template_id,template_id`): reading on would
@@ -185,6 +220,12 @@ fn csv_problem(file: &str, err: &csv::Error) -> Problem {
 /// Reads a record table from CSV text. Without `mapping`, columns map by name and alias; if
 /// that leaves a required field unmapped, the caller gets a [`MappingRequest`] instead.
 pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
+    read_into(Loaded::new(file, "csv", true), text, mapping)
+}
+
+/// [`read`] into `loaded`, which keeps the records or only counts them.
+pub(super) fn read_into(mut loaded: Loaded, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
+    let file = &*loaded.file.clone();
     let delimiter = sniff_delimiter(text);
     let mut rdr = reader(file, text, delimiter, RowLength::Ragged).map_err(LoadError::Syntax)?;
     let headers: Vec<String> = rdr
@@ -233,8 +274,9 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
     let ours = columns.iter().any(|(f, _)| f.name == "format_version");
     let has = |name: &str| columns.iter().any(|(f, _)| f.name == name);
 
-    let mut loaded = Loaded::new(file, "csv");
     loaded.warnings.extend(alias_warnings);
+    // Long quoted cells are warned about in line order among the rows' own warnings.
+    let mut long_quotes = scan_quotes(text, delimiter).long.into_iter().peekable();
     // One row buffer for the whole file, where the records() iterator copies each row out
     // into a new one; `n` counts bad rows too, as that iterator's enumerate() did.
     let mut row = csv::StringRecord::new();
@@ -249,6 +291,9 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
             }
         }
         let line = row.position().map(|p| p.line()).unwrap_or(n as u64 + 2);
+        while let Some(q) = long_quotes.next_if(|q| q.0 < line) {
+            loaded.warnings.push(long_quote_warning(file, q));
+        }
         if row.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
@@ -316,6 +361,7 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
         row::complete(&mut rec, n + 1, &has);
         loaded.push(rec, line);
     }
+    loaded.warnings.extend(long_quotes.map(|q| long_quote_warning(file, q)));
     Ok(loaded.finish())
 }
 
@@ -396,6 +442,18 @@ mod tests {
         assert_eq!(unclosed_quote("id,r\n1,hello\n2,\"unterminated\n3,a\n4,b\n", b','), Some(3));
         assert_eq!(unclosed_quote("id;r\r\n1;\"x\r\n", b';'), Some(2));
         assert_eq!(unclosed_quote("\"id,r\n", b','), Some(1));
+    }
+
+    #[test]
+    fn a_quoted_cell_over_many_lines_is_warned_about_at_the_line_it_opens() {
+        let body = "x\n".repeat(120);
+        let text = format!("record_id,response\nr1,ok\nr2,\"{body}\"\nr3,\"two\nlines\"\nr4,ok\n");
+        let loaded = read("r.csv", &text, None).unwrap();
+        assert_eq!(loaded.records.len(), 4, "still loaded: it may be one long text");
+        let w: Vec<_> = loaded.warnings.iter().map(|w| (w.line, w.message.contains("runs over 121 lines"))).collect();
+        assert_eq!(w, vec![(Some(3), true)], "{:?}", loaded.warnings);
+        assert_eq!(scan_quotes(&text, b',').long, vec![(3, 121)]);
+        assert!(scan_quotes("a\n\"x\ny\"\n", b',').long.is_empty());
     }
 
     #[test]

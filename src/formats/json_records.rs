@@ -52,7 +52,12 @@ fn from_object(file: &str, obj: &Map<String, Value>, n: usize, line: Option<u64>
 }
 
 pub fn read_jsonl(file: &str, text: &str) -> Loaded {
-    let mut loaded = Loaded::new(file, "jsonl");
+    read_jsonl_into(Loaded::new(file, "jsonl", true), text)
+}
+
+/// [`read_jsonl`] into `loaded`, which keeps the records or only counts them.
+pub(super) fn read_jsonl_into(mut loaded: Loaded, text: &str) -> Loaded {
+    let file = &*loaded.file.clone();
     let mut n = 0;
     for (i, line) in text.lines().enumerate() {
         let line_no = i as u64 + 1;
@@ -83,6 +88,13 @@ pub fn read_jsonl(file: &str, text: &str) -> Loaded {
 }
 
 pub fn read_json(file: &str, text: &str) -> Result<Loaded, LoadError> {
+    read_json_into(Loaded::new(file, "json", true), text)
+}
+
+/// [`read_json`] into `loaded`, which keeps the records or only counts them (the JSON value
+/// of the whole file is held either way: a JSON array is not read item by item).
+pub(super) fn read_json_into(mut loaded: Loaded, text: &str) -> Result<Loaded, LoadError> {
+    let file = &*loaded.file.clone();
     let value: Value = serde_json::from_str(text).map_err(|e| {
         LoadError::Syntax(
             Problem::new(file, format!("invalid JSON: {}", strip_position(&e)))
@@ -109,7 +121,6 @@ pub fn read_json(file: &str, text: &str) -> Result<Loaded, LoadError> {
             )));
         }
     };
-    let mut loaded = Loaded::new(file, "json");
     for (n, item) in items.iter().enumerate() {
         match item {
             Value::Object(obj) => match from_object(file, obj, n, None) {

@@ -26,16 +26,53 @@ pub struct Loaded {
     /// The line (or record number) each record came from, until [`Loaded::finish`].
     #[serde(skip)]
     lines: Vec<u64>,
+    /// When only checking ([`check`]): the ids of the records read, which are not kept.
+    #[serde(skip)]
+    ids: Option<IdList>,
+}
+
+/// Record ids end to end in one string: a million short ids take a few megabytes this way,
+/// where a million records with owned fields took most of a gigabyte.
+#[derive(Debug, Clone, Default)]
+struct IdList {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl IdList {
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
 }
 
 impl Loaded {
-    fn new(file: &str, format: &'static str) -> Loaded {
-        Loaded { file: file.to_string(), format, ..Loaded::default() }
+    fn new(file: &str, format: &'static str, keep: bool) -> Loaded {
+        let ids = (!keep).then(IdList::default);
+        Loaded { file: file.to_string(), format, ids, ..Loaded::default() }
     }
 
     fn push(&mut self, rec: Record, line: u64) {
         self.lines.push(line);
-        self.records.push(rec);
+        match &mut self.ids {
+            Some(ids) => {
+                ids.text.push_str(&rec.record_id);
+                ids.ends.push(ids.text.len());
+            }
+            None => self.records.push(rec),
+        }
+    }
+
+    /// How many records were read: those kept, or those counted by [`check`].
+    pub fn count(&self) -> usize {
+        self.ids.as_ref().map_or(self.records.len(), |ids| ids.ends.len())
+    }
+
+    fn id(&self, i: usize) -> &str {
+        match &self.ids {
+            Some(ids) => ids.get(i),
+            None => &self.records[i].record_id,
+        }
     }
 
     /// Warns of every record whose id an earlier one has, once all rows are in. Looking each id
@@ -45,27 +82,27 @@ impl Loaded {
     /// row's other warnings.
     fn finish(mut self) -> Loaded {
         let lines = std::mem::take(&mut self.lines);
-        if crate::fasthash::surely_distinct(self.records.iter().map(|r| r.record_id.as_str())) {
+        let count = self.count();
+        if crate::fasthash::surely_distinct((0..count).map(|i| self.id(i))) {
             return self;
         }
         let what = if self.format == "json" { "record" } else { "line" };
         let mut first_at: crate::fasthash::FastMap<&str, u64> = crate::fasthash::map();
         let mut repeats = vec![];
-        for (rec, &line) in self.records.iter().zip(&lines) {
-            match first_at.get(rec.record_id.as_str()) {
+        for (i, &line) in lines.iter().enumerate() {
+            let id = self.id(i);
+            match first_at.get(id) {
                 Some(first) => repeats.push(
-                    Problem::new(
-                        &self.file,
-                        format!("duplicate record_id {:?} (first at {what} {first})", rec.record_id),
-                    )
-                    .at_line(line)
-                    .in_field("record_id"),
+                    Problem::new(&self.file, format!("duplicate record_id {id:?} (first at {what} {first})"))
+                        .at_line(line)
+                        .in_field("record_id"),
                 ),
                 None => {
-                    first_at.insert(rec.record_id.as_str(), line);
+                    first_at.insert(id, line);
                 }
             }
         }
+        drop(first_at);
         // Both lists are in line order; on one line the row's own warnings came first.
         let mut merged = Vec::with_capacity(self.warnings.len() + repeats.len());
         let mut repeats = repeats.into_iter().peekable();
@@ -143,14 +180,25 @@ pub fn decode<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, LoadError> {
 
 /// Reads a record file of any known format. `mapping` is used for CSV only.
 pub fn load(file: &str, bytes: &[u8], mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
+    read_records(file, bytes, mapping, true)
+}
+
+/// Reads a record file as [`load`] does, with the same errors and warnings, but keeps no
+/// record: [`Loaded::count`] says how many there were. A table of a million rows is checked
+/// in the memory of its text and its ids, not of a million records.
+pub fn check(file: &str, bytes: &[u8], mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
+    read_records(file, bytes, mapping, false)
+}
+
+fn read_records(file: &str, bytes: &[u8], mapping: Option<&ColumnMapping>, keep: bool) -> Result<Loaded, LoadError> {
     let text = decode(file, bytes)?;
     if text.trim().is_empty() {
         return Err(LoadError::Empty { file: file.to_string() });
     }
     match FileFormat::detect(file, text) {
-        FileFormat::Csv => csv_table::read(file, text, mapping),
-        FileFormat::Jsonl => Ok(json_records::read_jsonl(file, text)),
-        FileFormat::Json => json_records::read_json(file, text),
+        FileFormat::Csv => csv_table::read_into(Loaded::new(file, "csv", keep), text, mapping),
+        FileFormat::Jsonl => Ok(json_records::read_jsonl_into(Loaded::new(file, "jsonl", keep), text)),
+        FileFormat::Json => json_records::read_json_into(Loaded::new(file, "json", keep), text),
     }
 }
 

@@ -16,18 +16,36 @@ use std::collections::HashSet;
 /// The cases of a file, or every problem found in it (a cases file is small and should be
 /// fixed whole, so one bad row stops the run from starting).
 pub fn read(file: &str, bytes: &[u8]) -> Result<Vec<Record>, Vec<Problem>> {
-    let text = decode(file, bytes).map_err(|e| vec![load_problem(file, e)])?;
-    if text.trim().is_empty() {
-        return Err(vec![Problem::new(file, "the file is empty: expected a prompt column and one case per row")]);
-    }
-    let mut problems = vec![];
-    let rows = match FileFormat::detect(file, text) {
-        FileFormat::Csv => csv_rows(file, text, &mut problems),
-        FileFormat::Jsonl => jsonl_rows(file, text, &mut problems),
-        FileFormat::Json => json_rows(file, text, &mut problems),
-    };
-    let cases = finish(file, rows, &mut problems);
+    let mut cases = vec![];
+    let problems = scan(file, bytes, &mut |case| cases.push(case));
     if problems.is_empty() { Ok(cases) } else { Err(problems) }
+}
+
+/// Reads the cases of a file one at a time: `each` gets every case [`read`] would return, in
+/// file order, and none is kept here (a run's estimate over a million cases needs their
+/// prompts one by one, not all at once). The problems [`read`] would report are returned, in
+/// its order; when there are any, the cases given to `each` are not a plan to run.
+pub fn scan(file: &str, bytes: &[u8], each: &mut dyn FnMut(Record)) -> Vec<Problem> {
+    let text = match decode(file, bytes) {
+        Ok(text) => text,
+        Err(e) => return vec![load_problem(file, e)],
+    };
+    if text.trim().is_empty() {
+        return vec![Problem::new(file, "the file is empty: expected a prompt column and one case per row")];
+    }
+    let mut checks = Checks { file, seen: HashSet::new(), rows: 0, kept: 0, problems: vec![], each };
+    let mut problems = vec![];
+    match FileFormat::detect(file, text) {
+        FileFormat::Csv => csv_rows(file, text, &mut problems, &mut checks),
+        FileFormat::Jsonl => jsonl_rows(file, text, &mut problems, &mut checks),
+        FileFormat::Json => json_rows(file, text, &mut problems, &mut checks),
+    }
+    // Problems of the rows' cells first, then those of the cases (prompt, case id).
+    problems.append(&mut checks.problems);
+    if checks.kept == 0 && problems.is_empty() {
+        problems.push(Problem::new(file, "no cases: expected one row per prompt"));
+    }
+    problems
 }
 
 /// Cases handed over by a method: every record with a prompt, reset to pending.
@@ -55,35 +73,33 @@ fn load_problem(file: &str, e: LoadError) -> Problem {
     }
 }
 
-/// (line, record) pairs, before the checks every format shares.
-type Rows = Vec<(u64, Record)>;
-
-fn csv_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
+fn csv_rows(file: &str, text: &str, problems: &mut Vec<Problem>, checks: &mut Checks) {
     let mut rdr = match csv_table::reader(file, text, sniff_delimiter(text), RowLength::Ragged) {
         Ok(r) => r,
         Err(p) => {
             problems.push(p);
-            return vec![];
+            return;
         }
     };
     let headers: Vec<String> = match rdr.headers() {
         Ok(h) => h.iter().map(String::from).collect(),
         Err(e) => {
             problems.push(Problem::new(file, format!("CSV: {e}")));
-            return vec![];
+            return;
         }
     };
     let fields: Vec<_> = headers.iter().map(|h| field_for_header(h)).collect();
-    let mut rows = vec![];
-    for result in rdr.records() {
-        let row = match result {
-            Ok(row) => row,
+    let mut row = csv::StringRecord::new();
+    loop {
+        match rdr.read_record(&mut row) {
+            Ok(true) => {}
+            Ok(false) => break,
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line());
                 problems.push(Problem::new(file, format!("CSV: {e}")).at_line(line));
                 continue;
             }
-        };
+        }
         let line = row.position().map_or(0, |p| p.line());
         let mut rec = Record::default();
         for (i, cell) in row.iter().enumerate() {
@@ -100,9 +116,8 @@ fn csv_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
                 None => {}
             }
         }
-        rows.push((line, rec));
+        checks.take(line, rec);
     }
-    rows
 }
 
 fn object_row(file: &str, line: u64, v: &Value, problems: &mut Vec<Problem>) -> Option<Record> {
@@ -127,66 +142,72 @@ fn object_row(file: &str, line: u64, v: &Value, problems: &mut Vec<Problem>) -> 
     Some(rec)
 }
 
-fn jsonl_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
-    let mut rows = vec![];
+fn jsonl_rows(file: &str, text: &str, problems: &mut Vec<Problem>, checks: &mut Checks) {
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let line_no = n as u64 + 1;
         match serde_json::from_str::<Value>(line) {
-            Ok(v) => rows.extend(object_row(file, line_no, &v, problems).map(|r| (line_no, r))),
+            Ok(v) => {
+                if let Some(rec) = object_row(file, line_no, &v, problems) {
+                    checks.take(line_no, rec);
+                }
+            }
             Err(e) => problems
                 .push(Problem::new(file, format!("not JSON: {e}")).at_line(line_no).at_column(e.column() as u64)),
         }
     }
-    rows
 }
 
-fn json_rows(file: &str, text: &str, problems: &mut Vec<Problem>) -> Rows {
+fn json_rows(file: &str, text: &str, problems: &mut Vec<Problem>, checks: &mut Checks) {
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| object_row(file, i as u64 + 1, v, problems).map(|r| (i as u64 + 1, r)))
-            .collect(),
-        Ok(_) => {
-            problems.push(Problem::new(file, "expected a JSON array of cases"));
-            vec![]
+        Ok(Value::Array(items)) => {
+            for (i, v) in items.iter().enumerate() {
+                if let Some(rec) = object_row(file, i as u64 + 1, v, problems) {
+                    checks.take(i as u64 + 1, rec);
+                }
+            }
         }
-        Err(e) => {
-            problems.push(
-                Problem::new(file, format!("not JSON: {e}")).at_line(e.line() as u64).at_column(e.column() as u64),
-            );
-            vec![]
-        }
+        Ok(_) => problems.push(Problem::new(file, "expected a JSON array of cases")),
+        Err(e) => problems
+            .push(Problem::new(file, format!("not JSON: {e}")).at_line(e.line() as u64).at_column(e.column() as u64)),
     }
 }
 
-/// Shared checks: a prompt on every row, case ids present (the row number when absent) and unique.
-fn finish(file: &str, rows: Rows, problems: &mut Vec<Problem>) -> Vec<Record> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::with_capacity(rows.len());
-    for (i, (line, mut rec)) in rows.into_iter().enumerate() {
+/// The checks every format shares, row by row: a prompt on every row, case ids present (the
+/// row number when absent) and unique.
+struct Checks<'a> {
+    file: &'a str,
+    seen: HashSet<Box<str>>,
+    /// Rows read so far (with or without a prompt): a case without an id is named after its row.
+    rows: usize,
+    /// Cases handed to `each`.
+    kept: usize,
+    problems: Vec<Problem>,
+    each: &'a mut dyn FnMut(Record),
+}
+
+impl Checks<'_> {
+    fn take(&mut self, line: u64, mut rec: Record) {
+        self.rows += 1;
         if rec.prompt.trim().is_empty() {
-            problems.push(Problem::new(file, "expected a prompt, found none").at_line(line).in_field("prompt"));
-            continue;
+            self.problems
+                .push(Problem::new(self.file, "expected a prompt, found none").at_line(line).in_field("prompt"));
+            return;
         }
         if rec.case_id.trim().is_empty() {
-            rec.case_id = format!("case-{}", i + 1);
+            rec.case_id = format!("case-{}", self.rows);
         }
-        if !seen.insert(rec.case_id.clone()) {
-            problems.push(
-                Problem::new(file, format!("case_id {:?} is used twice; each case needs its own", rec.case_id))
+        if !self.seen.insert(rec.case_id.as_str().into()) {
+            self.problems.push(
+                Problem::new(self.file, format!("case_id {:?} is used twice; each case needs its own", rec.case_id))
                     .at_line(line)
                     .in_field("case_id"),
             );
         }
         rec.status = Status::Pending;
         rec.format_version = crate::record::FORMAT_VERSION;
-        out.push(rec);
+        self.kept += 1;
+        (self.each)(rec);
     }
-    if out.is_empty() && problems.is_empty() {
-        problems.push(Problem::new(file, "no cases: expected one row per prompt"));
-    }
-    out
 }
 
 #[cfg(test)]

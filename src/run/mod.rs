@@ -5,7 +5,8 @@
 //! - [`cases`]: the prompts, read from a cases file or handed over by a method, and
 //!   [`embed_texts`], the texts of an embedding run;
 //! - [`plan`]: cases x models x samples as calls, with an estimate of tokens and cost
-//!   ([`price`]) shown before anything is sent;
+//!   ([`price`]) shown before anything is sent; [`dry_run`], the same estimate read case by
+//!   case from a cases file without building the plan;
 //! - [`engine`]: the queue. It decides what to send next (per-target concurrency and rate
 //!   limits, [`limits`]), what to do with each answer (store it, retry it after a
 //!   [`backoff`], or give up), and reports [`progress`];
@@ -22,6 +23,7 @@ pub mod backoff;
 pub mod batch;
 pub mod batch_plan;
 pub mod cases;
+pub mod dry_run;
 pub mod embed_texts;
 pub mod engine;
 pub mod journal;

@@ -82,33 +82,14 @@ impl Plan {
         if cases.iter().any(is_score_case) {
             return Plan::from_cases(spec, cases);
         }
-        spec.validate()?;
-        if cases.is_empty() {
-            return Err(PlanError::NoCases);
-        }
-        let per_case: u64 = spec.targets.iter().map(|t| t.models.len() as u64).sum::<u64>() * u64::from(spec.samples);
-        let total = per_case.saturating_mul(cases.len() as u64);
-        if total > MAX_CALLS {
-            return Err(PlanError::TooLarge { calls: total, max: MAX_CALLS });
-        }
+        let total = check_chat(&spec, cases.len() as u64)?;
         let mut calls = Vec::with_capacity(total as usize);
         for (t, target) in spec.targets.iter().enumerate() {
             let provider = provider_name(target.provider);
             for model in &target.models {
-                // Only the prompt varies between a model's calls, so one check covers them all.
-                let sample = spec.params.chat(model, "check", None);
-                build_chat(&target.endpoint(), None, &sample).map_err(|e| PlanError::Request {
-                    target: target.id.clone(),
-                    model: model.clone(),
-                    message: e.to_string(),
-                })?;
                 for s in 0..spec.samples {
                     for case in cases {
-                        let system = case.extra.get("system").map(String::as_str);
-                        let req = case_params(spec.params.chat(model, &case.prompt, system), &case.params);
-                        let est_in =
-                            estimate_tokens(&case.prompt) + req.params.system.as_deref().map_or(0, estimate_tokens);
-                        let est_out = req.params.max_tokens.map_or(ASSUMED_OUTPUT_TOKENS, u64::from);
+                        let (req, est_in, est_out) = chat_request(&spec, model, case);
                         let record = pending(&spec, case, &target.id, &provider, model, s);
                         calls.push(Call {
                             target: t,
@@ -165,22 +146,11 @@ impl Plan {
     /// spec's `samples` does not apply). The case's prompt is the text scored. Providers that
     /// cannot give prompt log-probabilities are refused here, before anything is sent.
     pub fn score(spec: RunSpec, cases: &[Record]) -> Result<Plan, PlanError> {
-        spec.validate()?;
-        if cases.is_empty() {
-            return Err(PlanError::NoCases);
-        }
-        let per_case: u64 = spec.targets.iter().map(|t| t.models.len() as u64).sum();
-        let total = per_case.saturating_mul(cases.len() as u64);
-        if total > MAX_CALLS {
-            return Err(PlanError::TooLarge { calls: total, max: MAX_CALLS });
-        }
+        let total = check_score(&spec, cases.len() as u64)?;
         let mut calls = Vec::with_capacity(total as usize);
         for (t, target) in spec.targets.iter().enumerate() {
             let provider = provider_name(target.provider);
             for model in &target.models {
-                build_score(&target.endpoint(), None, model, "check", ScoreDialect::Echo).map_err(|e| {
-                    PlanError::Request { target: target.id.clone(), model: model.clone(), message: e.to_string() }
-                })?;
                 for case in cases {
                     calls.push(Call {
                         target: t,
@@ -212,37 +182,50 @@ impl Plan {
 
     /// Calls, tokens and cost per target and model, and whether to ask before starting.
     pub fn estimate(&self) -> Estimate {
-        let prices = self.prices();
         let mut rows: Vec<EstimateRow> = vec![];
         for call in &self.calls {
-            let target = &self.spec.targets[call.target].id;
-            let model = &call.record.model;
-            let row = match rows.iter_mut().position(|r| &r.target == target && &r.model == model) {
-                Some(i) => &mut rows[i],
-                None => {
-                    rows.push(EstimateRow { target: target.clone(), model: model.clone(), ..Default::default() });
-                    rows.last_mut().expect("just pushed")
-                }
+            let row = EstimateRow {
+                target: self.spec.targets[call.target].id.clone(),
+                model: call.record.model.clone(),
+                calls: 1,
+                tokens_in: call.est_tokens_in,
+                tokens_out: call.est_tokens_out,
+                cost: None,
             };
-            row.calls += 1;
-            row.tokens_in += call.est_tokens_in;
-            row.tokens_out += call.est_tokens_out;
+            add_row(&mut rows, row);
         }
+        Estimate::from_rows(&self.spec, rows)
+    }
+}
+
+/// Adds `row` to the row of its target and model, or appends it (rows stay in plan order).
+pub(super) fn add_row(rows: &mut Vec<EstimateRow>, row: EstimateRow) {
+    match rows.iter_mut().find(|r| r.target == row.target && r.model == row.model) {
+        Some(r) => {
+            r.calls += row.calls;
+            r.tokens_in += row.tokens_in;
+            r.tokens_out += row.tokens_out;
+        }
+        None => rows.push(row),
+    }
+}
+
+impl Estimate {
+    /// Prices the rows (calls and tokens per target and model) and says whether to ask first.
+    pub(super) fn from_rows(spec: &RunSpec, mut rows: Vec<EstimateRow>) -> Estimate {
+        let prices = spec.prices.clone().unwrap_or_default();
         for row in &mut rows {
             row.cost = prices.cost(&row.model, row.tokens_in, row.tokens_out);
         }
-        let calls = self.calls.len() as u64;
+        let calls = rows.iter().map(|r| r.calls).sum::<u64>();
         let cost: f64 = rows.iter().filter_map(|r| r.cost).sum();
         let unpriced: Vec<String> = rows.iter().filter(|r| r.cost.is_none()).map(|r| r.model.clone()).collect();
         let mut reasons = vec![];
-        if calls > self.spec.confirm_above_calls {
-            reasons.push(format!("{calls} calls (more than {})", self.spec.confirm_above_calls));
+        if calls > spec.confirm_above_calls {
+            reasons.push(format!("{calls} calls (more than {})", spec.confirm_above_calls));
         }
-        if cost > self.spec.confirm_above_cost {
-            reasons.push(format!(
-                "an estimated {cost:.2} {} (more than {})",
-                prices.currency, self.spec.confirm_above_cost
-            ));
+        if cost > spec.confirm_above_cost {
+            reasons.push(format!("an estimated {cost:.2} {} (more than {})", prices.currency, spec.confirm_above_cost));
         }
         Estimate {
             calls,
@@ -255,6 +238,62 @@ impl Plan {
             confirm: reasons,
         }
     }
+}
+
+/// What a chat plan of `cases` cases is refused for, checked before any call is built: the
+/// spec, no cases, too many calls, a request a target cannot take (only the prompt varies
+/// between a model's calls, so one check per model covers them all). The number of calls.
+pub(super) fn check_chat(spec: &RunSpec, cases: u64) -> Result<u64, PlanError> {
+    spec.validate()?;
+    if cases == 0 {
+        return Err(PlanError::NoCases);
+    }
+    let per_case: u64 = spec.targets.iter().map(|t| t.models.len() as u64).sum::<u64>() * u64::from(spec.samples);
+    let total = per_case.saturating_mul(cases);
+    if total > MAX_CALLS {
+        return Err(PlanError::TooLarge { calls: total, max: MAX_CALLS });
+    }
+    for target in &spec.targets {
+        for model in &target.models {
+            let sample = spec.params.chat(model, "check", None);
+            build_chat(&target.endpoint(), None, &sample).map_err(|e| PlanError::Request {
+                target: target.id.clone(),
+                model: model.clone(),
+                message: e.to_string(),
+            })?;
+        }
+    }
+    Ok(total)
+}
+
+/// [`check_chat`] for a scoring plan: one call per case and model.
+pub(super) fn check_score(spec: &RunSpec, cases: u64) -> Result<u64, PlanError> {
+    spec.validate()?;
+    if cases == 0 {
+        return Err(PlanError::NoCases);
+    }
+    let per_case: u64 = spec.targets.iter().map(|t| t.models.len() as u64).sum();
+    let total = per_case.saturating_mul(cases);
+    if total > MAX_CALLS {
+        return Err(PlanError::TooLarge { calls: total, max: MAX_CALLS });
+    }
+    for target in &spec.targets {
+        for model in &target.models {
+            build_score(&target.endpoint(), None, model, "check", ScoreDialect::Echo).map_err(|e| {
+                PlanError::Request { target: target.id.clone(), model: model.clone(), message: e.to_string() }
+            })?;
+        }
+    }
+    Ok(total)
+}
+
+/// One case's chat request to `model`, with its estimated input and output tokens.
+pub(super) fn chat_request(spec: &RunSpec, model: &str, case: &Record) -> (ChatRequest, u64, u64) {
+    let system = case.extra.get("system").map(String::as_str);
+    let req = case_params(spec.params.chat(model, &case.prompt, system), &case.params);
+    let est_in = estimate_tokens(&case.prompt) + req.params.system.as_deref().map_or(0, estimate_tokens);
+    let est_out = req.params.max_tokens.map_or(ASSUMED_OUTPUT_TOKENS, u64::from);
+    (req, est_in, est_out)
 }
 
 fn provider_name(kind: crate::providers::ProviderKind) -> String {

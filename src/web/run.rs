@@ -11,6 +11,7 @@ use crate::providers::response::{RawResponse, parse_models};
 use crate::providers::spec::ALL_KINDS;
 use crate::providers::{ProviderKind, redact};
 use crate::record::Record;
+use crate::run::plan::PlanError;
 use crate::run::price::PriceTable;
 use crate::run::{CallResult, Completion, Engine, Plan, RunSpec, TransportError, cases};
 use js_sys::{Array, Reflect, Uint8Array};
@@ -152,7 +153,11 @@ impl RunSession {
                 fail("cases", &format!("{first}{more}"), &problems)
             })?
         };
-        let plan = Plan::chat(spec, &cases).map_err(failed)?;
+        let plan = Plan::chat(spec, &cases).map_err(|e| match e {
+            // Nothing in the file was a case: say which file.
+            PlanError::NoCases => fail("cases", &format!("{name}: {e}"), &e),
+            e => failed(e),
+        })?;
         Ok(RunSession { engine: Engine::new(plan, &HashMap::new()) })
     }
 
@@ -189,6 +194,26 @@ impl RunSession {
     pub fn restore(&mut self, records: JsValue) -> Result<u32, JsValue> {
         let records: Vec<Record> = list_from_js("records", records)?;
         Ok(self.engine.restore(&records) as u32)
+    }
+
+    /// What [`RunSession::restore`] set aside: stored records made for another request than
+    /// the plan's (a case's prompt, the model or a parameter changed since), which will be sent
+    /// again. `{records, cases}`: how many, and the case ids they belong to, in plan order.
+    pub fn stale(&self) -> Result<JsValue, JsValue> {
+        #[derive(serde::Serialize)]
+        struct Stale<'a> {
+            records: usize,
+            cases: Vec<&'a str>,
+        }
+        let ids: std::collections::HashSet<&str> = self.engine.stale().iter().map(String::as_str).collect();
+        let (mut cases, mut seen) = (vec![], std::collections::HashSet::new());
+        for call in &self.engine.plan().calls {
+            let case = call.record.case_id.as_str();
+            if ids.contains(call.record.record_id.as_str()) && seen.insert(case) {
+                cases.push(case);
+            }
+        }
+        to_js(&Stale { records: ids.len(), cases })
     }
 
     /// The calls to send now: [{call, attempt, record_id, target, method, url, headers, body,

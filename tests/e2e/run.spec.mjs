@@ -230,6 +230,51 @@ test("run: after a reload without 'remember', resume asks for the key again", as
   }
 });
 
+test("run: a resume sets aside stored answers whose prompt changed since, names their cases and sends them again", async ({ page }) => {
+  test.setTimeout(120_000);
+  const mock = await startMock(["--latency-ms", "40"]);
+  try {
+    await open(page);
+    await runTab(page);
+    await target(page, { base: mock.base, models: "mock-a", concurrency: 1 });
+    const cases = Array.from({ length: 30 }, (_, i) => `s${i},Stale question ${i}?`).join("\n");
+    await casesFile(page, "cases.csv", `case_id,prompt\n${cases}\n`);
+    await page.getByRole("button", { name: "Plan" }).click();
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(async () => (await counts(page)).answered, { timeout: 30_000 }).toBeGreaterThanOrEqual(6);
+    await page.reload();
+    await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
+    // Between the two sessions the cases of s1 and s2 change (answered before the reload).
+    const stored = (await dumpIdb(page)).records.map((r) => r.record.case_id);
+    expect(stored).toEqual(expect.arrayContaining(["s1", "s2", "s3"]));
+    await page.evaluate(async () => {
+      const store = await import("./run-store.js");
+      const [run] = await store.unfinishedRuns();
+      const saved = await store.getRun(run.run_id);
+      const text = new TextDecoder().decode(saved.cases.bytes)
+        .replace("Stale question 1?", "Changed question 1?").replace("Stale question 2?", "Changed question 2?");
+      await store.saveRun({ ...saved, cases: { ...saved.cases, bytes: new TextEncoder().encode(text) } });
+    });
+    const before = await mock.stats();
+    await runTab(page);
+    await page.locator("#run-resume .resume-item").getByRole("button", { name: "Resume" }).click();
+    const note = page.locator("#run-stale");
+    await expect(note).toBeVisible();
+    await expect(note).toHaveText(/^2 stored answers set aside: the request changed since \(prompt, model or parameters\), so they are sent again\. Cases: s1, s2\.$/);
+    await expect.poll(async () => (await counts(page)).state, { timeout: 60_000 }).toBe("finished");
+    expect(await counts(page)).toMatchObject({ answered: 30, failed: 0 });
+    const after = await mock.stats();
+    // The changed prompts were sent after the resume; the unchanged stored ones were not.
+    for (const i of [1, 2]) expect(after.cases[caseKey("mock-a", `Changed question ${i}?`)]).toBe(1);
+    expect(after.cases[caseKey("mock-a", "Stale question 3?")]).toBe(before.cases[caseKey("mock-a", "Stale question 3?")]);
+    const final = (await dumpIdb(page)).records.filter((r) => ["s1", "s2"].includes(r.record.case_id));
+    expect(final.map((r) => r.record.prompt).sort()).toEqual(["Changed question 1?", "Changed question 2?"]);
+    await page.locator("#run-live").screenshot({ path: "target/e2e-results/screens/run-stale.png" });
+  } finally {
+    mock.stop();
+  }
+});
+
 test("run store: an error never replaces an answered record in IndexedDB", async ({ page }) => {
   await open(page);
   const kept = await page.evaluate(async () => {

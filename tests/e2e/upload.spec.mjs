@@ -1,7 +1,7 @@
 // Uploading record files: good ones, bad rows, whole bad files, unknown columns, and
 // hostile content that must stay text.
 import { test, expect } from "@playwright/test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { FIXTURES, downloadText, nativeAnalysis, open, recordCount, shot, tab, upload, watchErrors } from "./helpers.mjs";
 
 test("3. valid CSV and JSONL files load and update the results", async ({ page }) => {
@@ -127,4 +127,61 @@ test("8. hostile responses and names stay text", async ({ page }) => {
   expect(await page.locator("main img:not(.chart), main script, main svg, main iframe").count()).toBe(0);
   expect(requests.filter((u) => u.includes("/x"))).toEqual([]);
   await shot(page, "xss-records");
+});
+
+test("a large record file is read in chunks with a moving progress bar, then loads", async ({ page }) => {
+  const errors = watchErrors(page);
+  // About 30 MB: 100,000 rows with a long response each.
+  const rows = 100_000;
+  const long = "x".repeat(290);
+  const path = "target/e2e-results/large-upload.csv";
+  mkdirSync("target/e2e-results", { recursive: true });
+  writeFileSync(path, "record_id,prompt,response\n" + Array.from({ length: rows }, (_, i) => `r${i},q${i % 50},${long}`).join("\n") + "\n");
+  const size = statSync(path).size;
+  expect(size).toBeGreaterThan(29e6);
+  // Chunks arrive a little slower than from a local disk, and the fifth waits until the test
+  // has looked at the bar, so that the bar can be seen moving.
+  await page.addInitScript(() => {
+    const stream = Blob.prototype.stream;
+    Blob.prototype.stream = function () {
+      const reader = stream.call(this).getReader();
+      let chunks = 0;
+      return new ReadableStream({
+        async pull(controller) {
+          await new Promise((r) => setTimeout(r, 4));
+          if (++chunks === 5) while (!window.__release) await new Promise((r) => setTimeout(r, 20));
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+      });
+    };
+  });
+  await open(page);
+  await tab(page, "Upload");
+  // Every value the bar takes, as the page sets it.
+  await page.evaluate(() => {
+    window.__progress = [];
+    new MutationObserver((changes) => {
+      for (const c of changes) {
+        for (const n of c.type === "attributes" ? [c.target] : [...c.addedNodes]) {
+          if (n instanceof HTMLProgressElement) window.__progress.push([n.value, n.max]);
+        }
+      }
+    }).observe(document.getElementById("upload-result"), { subtree: true, childList: true, attributes: true, attributeFilter: ["value"] });
+  });
+  await page.getByLabel("Choose a record file").setInputFiles(path);
+  const bar = page.getByRole("progressbar", { name: "Reading large-upload.csv" });
+  await expect(bar).toBeVisible();
+  await expect.poll(() => bar.evaluate((b) => b.value), { timeout: 20_000 }).toBeGreaterThan(0);
+  await page.locator("#panel-upload").screenshot({ path: "target/e2e-results/screens/upload-large-progress.png" });
+  await page.evaluate(() => { window.__release = true; });
+  await expect(page.locator("#upload-result")).toContainText(`Loaded 100000 records from large-upload.csv.`, { timeout: 45_000 });
+  const seen = await page.evaluate(() => window.__progress);
+  const moving = seen.filter(([v, max]) => v > 0 && v < max);
+  expect(moving.length, JSON.stringify(seen.slice(0, 5))).toBeGreaterThan(10);
+  expect(seen.every(([, max]) => max === size)).toBe(true);
+  expect(seen[seen.length - 1][0]).toBe(size);
+  await expect.poll(() => recordCount(page)).toBe(rows);
+  expect(errors).toEqual([]);
 });

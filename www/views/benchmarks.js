@@ -4,6 +4,7 @@
 import { $, busy, describeProblem, el, errorMessage, plural, showIn } from "../dom.js";
 import { createBbqDashboard } from "./bbq-dashboard.js";
 import { createBbqExamples } from "./bbq-examples.js";
+import { readFile } from "../read-file.js";
 
 const KEPT_DATA = "Your earlier data is kept.";
 const KEPT_PREDICTIONS = "The earlier predictions are kept.";
@@ -152,7 +153,7 @@ export function createBenchmarks(call) {
     const results = [];
     for (const file of files) {
       try {
-        results.push(dataLoaded(await call("bbqAddData", file.name, await file.arrayBuffer())));
+        results.push(dataLoaded(await call("bbqAddData", file.name, await readFile(file, box))));
       } catch (err) {
         results.push(dataFailed(file.name, err));
       }
@@ -185,7 +186,7 @@ export function createBenchmarks(call) {
     const results = [];
     for (const file of files) {
       try {
-        results.push(predictionsLoaded(await call("bbqAddPredictions", file.name, await file.arrayBuffer(), format)));
+        results.push(predictionsLoaded(await call("bbqAddPredictions", file.name, await readFile(file, box), format)));
       } catch (err) {
         results.push(predictionsFailed(file.name, err));
       }

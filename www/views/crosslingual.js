@@ -6,6 +6,7 @@ import { buildLabel } from "../build-info.js";
 import { createCrosslingualDashboard } from "./crosslingual-dashboard.js";
 import { createCrosslingualRuns } from "./crosslingual-runs.js";
 import { handToRun } from "../handover.js";
+import { readFile } from "../read-file.js";
 
 // Cases per worker call: small enough for a smooth progress bar, large enough to be quick.
 const STEP_CASES = 12;
@@ -156,7 +157,7 @@ export function createCrosslingualSetup(call, onData) {
     if (!file) return;
     const box = $("crosslingual-upload-result");
     try {
-      const s = await call("crosslingualLoadRecords", file.name, await file.arrayBuffer());
+      const s = await call("crosslingualLoadRecords", file.name, await readFile(file, box));
       showIn(box, el("p", { class: "success", role: "status",
         text: `${file.name}: ${plural(s.used, "cross-lingual record")} of ${s.records} loaded.` }),
       s.problems.length ? alert(el("p", { text: `${plural(s.problems.length, "row")} could not be read:` }),
@@ -173,7 +174,7 @@ export function createCrosslingualSetup(call, onData) {
     if (!file) return;
     const box = $("crosslingual-upload-result");
     try {
-      const n = await call("crosslingualLoadEmbeddings", file.name, await file.arrayBuffer());
+      const n = await call("crosslingualLoadEmbeddings", file.name, await readFile(file, box));
       showIn(box, el("p", { class: "success", role: "status", text: `${file.name}: ${plural(n, "record")} got an embedding.` }));
       await onData(null);
     } catch (err) {

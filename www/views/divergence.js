@@ -4,6 +4,7 @@
 import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { withGenerator } from "../build-info.js";
 import { createDivergenceResults } from "./divergence-results.js";
+import { readFile } from "../read-file.js";
 
 const alert = (...content) => el("div", { class: "alert", role: "alert" }, ...content);
 const ok = (text) => el("p", { class: "success", role: "status", text });
@@ -209,7 +210,7 @@ export function createDivergence(call) {
       /** @type {HTMLInputElement} */ (event.target).value = "";
       if (!file) return;
       try {
-        showIn($("divergence-data-result"), dataLoaded(await call(op, file.name, await file.arrayBuffer())));
+        showIn($("divergence-data-result"), dataLoaded(await call(op, file.name, await readFile(file, $("divergence-data-result")))));
         await analyze();
       } catch (err) {
         showIn($("divergence-data-result"), alert(el("p", { text: `${errorMessage(err)}. The earlier data is kept.` })));

@@ -5,6 +5,7 @@
 import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { createRequirementResults } from "./requirements-results.js";
 import { handToRun, onRequirementsData } from "../handover.js";
+import { readFile } from "../read-file.js";
 
 const INPUTS = ["constrained", "verbose"];
 const REFLECTIONS = ["observational", "utopian"];
@@ -368,7 +369,7 @@ export async function createRequirements(call) {
     /** @type {HTMLInputElement} */ (event.target).value = "";
     if (!file) return;
     try {
-      const r = await call("requirementsLoadRecords", file.name, await file.arrayBuffer());
+      const r = await call("requirementsLoadRecords", file.name, await readFile(file, $("requirements-run-result")));
       showIn($("requirements-run-result"), el("p", { class: "success", role: "status", text: `${file.name}: ${plural(r.records, "record")} loaded.` }),
         r.problems.length ? el("div", { class: "warning" }, el("p", { text: `${plural(r.problems.length, "row")} could not be read:` }),
           el("ul", { class: "problems" }, r.problems.slice(0, 30).map((p) => el("li", { text: describeProblem(p) })))) : null);

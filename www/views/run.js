@@ -1,7 +1,7 @@
 // The Run tab: plan a run against LLM providers, confirm it, start it in the run worker
 // (www/run-worker.js), follow its progress, pause / resume / cancel / retry the failed calls,
 // analyze the records so far, export them, and resume a run a reload interrupted.
-import { $, el, busy, download, errorMessage, showIn } from "../dom.js";
+import { $, el, busy, download, errorMessage, plural, showIn } from "../dom.js";
 import { connect } from "../rpc.js";
 import { keysFor, remembered, setKey, setRemember } from "../keys.js";
 import { createRunForm } from "./run-form.js";
@@ -198,6 +198,21 @@ async function offerResume(runCall) {
   box.hidden = false;
 }
 
+/** Says how many stored answers a resume set aside because their request changed since.
+ * @param {{records: number, cases: string[]}} stale */
+function showStale(stale) {
+  const box = $("run-stale");
+  if (!stale.records) {
+    showIn(box);
+    return;
+  }
+  const shown = stale.cases.slice(0, 5);
+  const more = stale.cases.length > shown.length ? ` and ${plural(stale.cases.length - shown.length, "more case")}` : "";
+  showIn(box, el("p", { text: `${plural(stale.records, "stored answer")} set aside: the request changed since `
+    + `(prompt, model or parameters), so ${stale.records === 1 ? "it is" : "they are"} sent again. `
+    + `Cases: ${shown.join(", ")}${more}.` }));
+}
+
 /** @param {import("../rpc.js").RunCall} runCall */
 function resumeItem(runCall, r, box) {
   const inputs = r.keyed.filter((t) => !keysFor([t])[t]).map((t) => {
@@ -221,7 +236,8 @@ function resumeItem(runCall, r, box) {
       return;
     }
     try {
-      await runCall("resumeStored", r.run_id, keysFor(r.targets));
+      const { stale } = await runCall("resumeStored", r.run_id, keysFor(r.targets));
+      showStale(stale);
       item.remove();
       box.hidden = box.querySelectorAll(".resume-item").length === 0;
       $("run-live").hidden = false;

@@ -1,6 +1,7 @@
 // The Upload tab: record files (drop or choose), the column-mapping step, and bundles.
 import { $, el, errorMessage, plural, problemList, showIn } from "../dom.js";
 import { describeReproduction, openBundleText } from "../bundles.js";
+import { readFile } from "../read-file.js";
 
 const KEPT = "Your earlier data is kept.";
 
@@ -44,8 +45,14 @@ export function createUpload(call, fields, changed) {
     }
   }
 
-  async function load(file, bytes, map) {
+  /** Reads `file` (in chunks, with a progress bar when large) and loads it into the workspace.
+   * The bytes move to the worker, so the mapping step reads the file again.
+   * @param {File} chosen @param {Record<string, string> | null} map */
+  async function load(chosen, map) {
+    const file = chosen.name;
     try {
+      const bytes = await readFile(chosen, result);
+      showIn(result, el("p", { role: "status", text: `Checking ${file}…` }));
       const summary = await call("load", file, bytes, map);
       mapping.hidden = true;
       mapping.replaceChildren();
@@ -55,7 +62,7 @@ export function createUpload(call, fields, changed) {
       const d = loadDetail(err);
       if (d && d.kind === "needs_mapping") {
         showIn(result, el("p", { role: "status", text: `${file}: choose which column holds each field. ${KEPT}` }));
-        askMapping(file, bytes, d, map ? "The response column is still missing." : null);
+        askMapping(chosen, d, map ? "The response column is still missing." : null);
       } else {
         failed(file, err);
       }
@@ -63,7 +70,8 @@ export function createUpload(call, fields, changed) {
   }
 
   // The mapping form: one <select> of the file's headers per record field.
-  function askMapping(file, bytes, request, note) {
+  function askMapping(chosen, request, note) {
+    const file = chosen.name;
     const choose = (field) => {
       const id = `map-${field.name}`;
       const help = `${id}-help`;
@@ -93,7 +101,7 @@ export function createUpload(call, fields, changed) {
       event.preventDefault();
       const map = {};
       for (const select of form.querySelectorAll("select")) if (select.value) map[select.name] = select.value;
-      load(file, bytes, map);
+      load(chosen, map);
     });
     mapping.replaceChildren(form);
     mapping.hidden = false;
@@ -102,7 +110,7 @@ export function createUpload(call, fields, changed) {
   async function pick(file) {
     if (!file) return;
     showIn(result, el("p", { role: "status", text: `Reading ${file.name}…` }));
-    load(file.name, await file.arrayBuffer(), null);
+    load(file, null);
   }
 
   $("upload-file").addEventListener("change", (event) => {
