@@ -6,6 +6,7 @@
 
 use crate::formats::Problem;
 use crate::stats::confidence::Confidence;
+use crate::stats::correction::Family;
 use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -252,15 +253,6 @@ impl Default for Seeds {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Correction {
-    /// Holm's step-down (family-wise error rate).
-    Holm,
-    /// Benjamini-Hochberg (false discovery rate).
-    Bh,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Interval {
     Wilson,
 }
@@ -271,7 +263,8 @@ pub struct Statistics {
     pub confidence: Confidence,
     #[serde(deserialize_with = "alpha")]
     pub alpha: f64,
-    pub correction: Correction,
+    /// `holm`, `bh` or `none`, over the family of model pairs x figures.
+    pub correction: Family,
     pub interval: Interval,
     /// Bootstrap replicates (BBQ, divergence, clustered intervals).
     #[serde(deserialize_with = "replicates")]
@@ -283,7 +276,7 @@ impl Default for Statistics {
         Statistics {
             confidence: Confidence::NINETY_FIVE,
             alpha: 0.05,
-            correction: Correction::Holm,
+            correction: Family::Holm,
             interval: Interval::Wilson,
             replicates: 1000,
         }
@@ -418,7 +411,7 @@ mod tests {
     fn a_minimal_study_reads_with_defaults() {
         let s = parse("s.json", MINIMAL).unwrap();
         assert_eq!(s.samples, 1);
-        assert_eq!(s.statistics.correction, Correction::Holm);
+        assert_eq!(s.statistics.correction, Family::Holm);
         assert!(s.targets[0].is_simulated());
         assert_eq!(s.targets[1].to_string(), "openai:gpt-4o-mini");
         assert_eq!(s.methods.used(), vec!["bbq"]);

@@ -227,3 +227,10 @@ impl Session {
         self.records.iter().filter(|r| r.method == method).cloned().collect()
     }
 }
+
+impl Session {
+    /// The report of everything held now; `generated_at` is written into it as given.
+    pub fn report(&self, generated_at: &str) -> Result<super::report::Report, StudyError> {
+        super::report::build(self, generated_at)
+    }
+}
