@@ -64,12 +64,21 @@ mod report_tests {
         for sec in &r.sections {
             eprintln!("== {} figures {} comparisons {}", sec.method, sec.figures.len(), sec.comparisons.len());
             for c in &sec.comparisons {
-                eprintln!("  {} {} vs {}: {:.3} p={:.4} adj={:.4} det={:?}", c.figure, c.model_a, c.model_b, c.difference, c.p_value, c.p_adjusted, c.detectable);
+                eprintln!(
+                    "  {} {} vs {}: {:.3} p={:.4} adj={:.4} det={:?}",
+                    c.figure, c.model_a, c.model_b, c.difference, c.p_value, c.p_adjusted, c.detectable
+                );
             }
-            for n in &sec.notes { eprintln!("  note {n}"); }
+            for n in &sec.notes {
+                eprintln!("  note {n}");
+            }
         }
-        for p in &r.methods_text { eprintln!("M: {p}"); }
-        for p in &r.limitations { eprintln!("L: {p}"); }
+        for p in &r.methods_text {
+            eprintln!("M: {p}");
+        }
+        for p in &r.limitations {
+            eprintln!("L: {p}");
+        }
         assert_eq!(r.sections.len(), 4);
     }
 }

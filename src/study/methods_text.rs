@@ -77,7 +77,11 @@ fn values(set: &BTreeSet<String>) -> String {
 }
 
 fn sent(records: &[Record], key: &str) -> BTreeSet<String> {
-    records.iter().filter(|r| r.provider != crate::simulate::PROVIDER).filter_map(|r| r.params.get(key).map(|v| v.to_string())).collect()
+    records
+        .iter()
+        .filter(|r| r.provider != crate::simulate::PROVIDER)
+        .filter_map(|r| r.params.get(key).map(|v| v.to_string()))
+        .collect()
 }
 
 fn calls(records: &[Record]) -> String {
@@ -118,7 +122,8 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
     ));
     if let Some(r) = &inputs.requirements {
         let recs = s.records_of("requirements");
-        let templates: BTreeSet<(&str, &str)> = recs.iter().map(|x| (x.language.as_str(), x.template_id.as_str())).collect();
+        let templates: BTreeSet<(&str, &str)> =
+            recs.iter().map(|x| (x.language.as_str(), x.template_id.as_str())).collect();
         out.push(format!(
             "Ethical requirements (Morales et al. 2024): scenario {} (SHA-256 {}, {}); templates were selected and expanded with seed {} into {} template(s) across languages; each response was judged by the scenario's oracle, with refusals detected by Evenhand's built-in refusal lexicon. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
             r.provenance.source,

@@ -93,7 +93,8 @@ pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Se
             _ => continue,
         };
         let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
-        let slot = cells.entry((r.concern.clone(), r.language.clone())).or_default().entry(r.model.clone()).or_default();
+        let slot =
+            cells.entry((r.concern.clone(), r.language.clone())).or_default().entry(r.model.clone()).or_default();
         tally(&mut slot.0, &format!("{}/{}", r.language, r.template_id), passed);
         slot.1.insert(item(r), passed);
     }
@@ -158,7 +159,8 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     let by_model = metrics::breakdown(examples, &matched.judged, &["model".into()], &settings);
     let models = models_of(order, records);
     let mut figures = vec![];
-    let judged_of = |m: &str| -> Vec<metrics::Judged> { matched.judged.iter().filter(|j| j.model == m).cloned().collect() };
+    let judged_of =
+        |m: &str| -> Vec<metrics::Judged> { matched.judged.iter().filter(|j| j.model == m).cloned().collect() };
     for m in &models {
         let Some(b) = by_model.iter().find(|b| &b.label == m) else { continue };
         let mut acc = Cells::new();
@@ -192,7 +194,9 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     for (a, b) in pairs(&models) {
         let (ja, jb) = (judged_of(a), judged_of(b));
         let cmp = metrics::compare(examples, &ja, &jb, &settings);
-        for (name, d) in [("diff-bias · ambiguous", cmp.diff_bias_amb), ("diff-bias · disambiguated", cmp.diff_bias_dis)] {
+        for (name, d) in
+            [("diff-bias · ambiguous", cmp.diff_bias_amb), ("diff-bias · disambiguated", cmp.diff_bias_dis)]
+        {
             if let (Some(v), Some(p)) = (d.value, d.p) {
                 let va = figures.iter().find(|f| &f.model == a && f.figure == name).and_then(|f| f.value);
                 let vb = figures.iter().find(|f| &f.model == b && f.figure == name).and_then(|f| f.value);
@@ -217,7 +221,9 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
         }
         // Accuracy: the same examples under both models, resampled by template group.
         let correct = |js: &[metrics::Judged]| -> BTreeMap<(usize, String), bool> {
-            js.iter().map(|j| ((j.example, j.variant.clone()), j.prediction == Some(examples[j.example].label))).collect()
+            js.iter()
+                .map(|j| ((j.example, j.variant.clone()), j.prediction == Some(examples[j.example].label)))
+                .collect()
         };
         let (ca, cb) = (correct(&ja), correct(&jb));
         let shared: Vec<(&(usize, String), bool, bool)> =
@@ -301,7 +307,11 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
                 .map(|t| format!("{}–{}", t.a, t.b))
                 .collect();
             notes.push(if differ.is_empty() {
-                format!("{m}: no language pair differs in refusals (McNemar exact, {} over {} tests).", s.correction.name(), f.size)
+                format!(
+                    "{m}: no language pair differs in refusals (McNemar exact, {} over {} tests).",
+                    s.correction.name(),
+                    f.size
+                )
             } else {
                 format!(
                     "{m}: refusals differ between {} (McNemar exact, {} over {} tests).",
@@ -326,7 +336,10 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
         figures,
         comparisons,
         notes,
-        chart_svg: crate::crosslingual::chart::refusal_rates(&report.rates_by_language_model, "Refusal rate per language and model"),
+        chart_svg: crate::crosslingual::chart::refusal_rates(
+            &report.rates_by_language_model,
+            "Refusal rate per language and model",
+        ),
         statuses: statuses(records),
     })
 }
@@ -336,12 +349,19 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
 pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
     use crate::divergence::analysis::{Input, ModelData, Settings as DSettings, analyze};
     let input = inputs.divergence.as_ref()?;
-    let data = ModelData::Records(records.iter().filter(|r| r.status == Status::Ok || r.status == Status::Refused).cloned().collect());
+    let data = ModelData::Records(
+        records.iter().filter(|r| r.status == Status::Ok || r.status == Status::Refused).cloned().collect(),
+    );
     let settings = DSettings {
-        bootstrap: crate::divergence::bootstrap::Bootstrap { replicates: s.replicates, confidence: s.confidence, seed: s.seed },
+        bootstrap: crate::divergence::bootstrap::Bootstrap {
+            replicates: s.replicates,
+            confidence: s.confidence,
+            seed: s.seed,
+        },
         ..Default::default()
     };
-    let analysis = analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings).ok()?;
+    let analysis =
+        analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings).ok()?;
     let models = models_of(order, records);
     let mut figures = vec![];
     let est = |e: &crate::divergence::result::Estimate| {
@@ -387,11 +407,11 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
         for aa in &ra.aspects {
             let Some(ab) = rb.aspects.iter().find(|x| x.aspect == aa.aspect) else { continue };
             // Contexts both models have, each its own cluster.
-            let shared: Vec<(&crate::divergence::result::ContextResult, &crate::divergence::result::ContextResult)> = aa
-                .contexts
-                .iter()
-                .filter_map(|c| ab.contexts.iter().find(|x| x.context == c.context).map(|x| (c, x)))
-                .collect();
+            let shared: Vec<(&crate::divergence::result::ContextResult, &crate::divergence::result::ContextResult)> =
+                aa.contexts
+                    .iter()
+                    .filter_map(|c| ab.contexts.iter().find(|x| x.context == c.context).map(|x| (c, x)))
+                    .collect();
             let clusters: Vec<Vec<usize>> = (0..shared.len()).map(|i| vec![i]).collect();
             let cd = |idx: &[usize], side: usize| -> f64 {
                 let (mut hl, mut nl, mut hw, mut nw) = (0.0, 0.0, 0.0, 0.0);
