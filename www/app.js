@@ -3,6 +3,8 @@
 import { $, el, errorMessage, problemList, showIn } from "./dom.js";
 import { connect } from "./rpc.js";
 import { setupTabs } from "./tabs.js";
+import { setupMenu } from "./menu.js";
+import { setupRouter } from "./router.js";
 import { describeReproduction, openBundleUrl } from "./bundles.js";
 import { createResults } from "./views/results.js";
 import { createDesign } from "./views/design.js";
@@ -21,7 +23,13 @@ import { registerOffline } from "./offline.js";
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
 /** @type {import("./rpc.js").AnalysisCall} */
 const call = connect(worker);
-const showTab = setupTabs(document.querySelector('[role="tablist"]'));
+// A tab chosen in the tools goes into the address (#tools/<tab>), so it can be bookmarked.
+const tabs = setupTabs(document.querySelector('[role="tablist"]'), (name) => {
+  if (location.hash !== `#tools/${name}`) location.hash = `tools/${name}`;
+});
+const showTab = tabs.show;
+setupMenu($("tools-menu-button"), $("tools-menu"));
+setupRouter({ selectTab: tabs.select, onStudy: () => {} });
 
 /** A message at the top of Results: kind "ok" or "error". */
 function notice(kind, ...content) {
