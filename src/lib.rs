@@ -21,6 +21,7 @@ pub mod rng;
 pub mod run;
 pub mod simulate;
 pub mod stats;
+pub mod study;
 pub mod text;
 pub mod web;
 

@@ -15,6 +15,8 @@
 //! values (the running max / min makes the order among them irrelevant). The inputs are otherwise
 //! taken as given; values outside [0, 1] are not checked.
 
+use serde::{Deserialize, Serialize};
+
 /// The non-NaN p-values' indices, sorted by value (stably, so ties keep input order).
 fn ranked(p: &[f64]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..p.len()).filter(|&i| !p[i].is_nan()).collect();
@@ -46,6 +48,47 @@ pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
         out[i] = running;
     }
     out
+}
+
+/// A correction named in settings and reports: `"holm"`, `"bh"` or `"none"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    #[default]
+    Holm,
+    #[serde(rename = "bh")]
+    BenjaminiHochberg,
+    /// Raw p-values, reported as such.
+    None,
+}
+
+impl Family {
+    /// The name as settings spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Holm => "holm",
+            Family::BenjaminiHochberg => "bh",
+            Family::None => "none",
+        }
+    }
+
+    /// What the adjusted values control, for a report's prose.
+    pub fn controls(self) -> &'static str {
+        match self {
+            Family::Holm => "the family-wise error rate (Holm 1979)",
+            Family::BenjaminiHochberg => "the false discovery rate (Benjamini and Hochberg 1995)",
+            Family::None => "nothing: p-values are not adjusted",
+        }
+    }
+}
+
+/// The family's adjusted p-values, in input order (a copy of `p` for [`Family::None`]).
+pub fn adjust(family: Family, p: &[f64]) -> Vec<f64> {
+    match family {
+        Family::Holm => holm(p),
+        Family::BenjaminiHochberg => benjamini_hochberg(p),
+        Family::None => p.to_vec(),
+    }
 }
 
 #[cfg(test)]
@@ -118,5 +161,20 @@ mod tests {
         // BH is never more conservative than Holm.
         let (h, b) = (holm(&p), benjamini_hochberg(&p));
         assert!(h.iter().zip(&b).all(|(h, b)| b <= h));
+    }
+
+    #[test]
+    fn families_by_name() {
+        let p = [0.01, 0.04, 0.03, 0.005];
+        assert_eq!(adjust(Family::Holm, &p), holm(&p));
+        assert_eq!(adjust(Family::BenjaminiHochberg, &p), benjamini_hochberg(&p));
+        assert_eq!(adjust(Family::None, &p), p.to_vec());
+        for f in [Family::Holm, Family::BenjaminiHochberg, Family::None] {
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{}\"", f.name()));
+            assert_eq!(serde_json::from_str::<Family>(&json).unwrap(), f);
+        }
+        assert!(serde_json::from_str::<Family>("\"bonferroni\"").is_err());
+        assert_eq!(Family::default(), Family::Holm);
     }
 }

@@ -2,14 +2,17 @@
 
 pub mod agreement;
 pub mod bootstrap;
+pub mod cluster;
 pub mod cochran;
 pub mod confidence;
 pub mod correction;
 pub mod distance;
 pub mod fdist;
+pub mod interval;
 pub mod mcnemar;
 pub mod multivariate;
 pub mod normal;
+pub mod paired;
 pub mod pca;
 pub mod pcoa;
 pub mod permanova;

@@ -31,16 +31,25 @@ impl Wilson {
         if n == 0 || successes > n {
             return None;
         }
-        let (z, nf) = (self.z, n as f64);
+        let nf = n as f64;
         let p = successes as f64 / nf;
-        let z2 = z * z;
-        let denom = 1.0 + z2 / nf;
-        let centre = (p + z2 / (2.0 * nf)) / denom;
-        let half = z / denom * libm::sqrt(p * (1.0 - p) / nf + z2 / (4.0 * nf * nf));
-        // At 0 and n the bounds are exactly 0 and 1; rounding would leave 1e-16 off.
-        let low = if successes == 0 { 0.0 } else { (centre - half).max(0.0) };
-        let high = if successes == n { 1.0 } else { (centre + half).min(1.0) };
+        let (low, high) = self.bounds(p, nf);
         Some(Proportion { successes, n, rate: p, low, high, confidence: self.confidence })
+    }
+
+    /// The Wilson bounds for rate `p` observed on `n` items, where n need not be a whole number
+    /// (an effective sample size, see [`super::cluster`]). As n goes to 0 the bounds go to 0
+    /// and 1. `p` in [0, 1] and n > 0 are the caller's to ensure.
+    pub fn bounds(&self, p: f64, n: f64) -> (f64, f64) {
+        let z = self.z;
+        let z2 = z * z;
+        let denom = 1.0 + z2 / n;
+        let centre = (p + z2 / (2.0 * n)) / denom;
+        let half = z / denom * libm::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
+        // At 0 and n the bounds are exactly 0 and 1; rounding would leave 1e-16 off.
+        let low = if p == 0.0 { 0.0 } else { (centre - half).max(0.0) };
+        let high = if p == 1.0 { 1.0 } else { (centre + half).min(1.0) };
+        (low, high)
     }
 }
 

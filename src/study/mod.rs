@@ -1,0 +1,43 @@
+//! The study: one question asked of several models across the four methods, from one JSON
+//! document to one report. It sits above the methods (the only module that uses all four);
+//! the methods know nothing of it.
+//!
+//! - [`format`]: the `evenhand-study` v1 document, errors located by line, column and field;
+//! - [`profiles`]: the simulated targets' built-in bias profiles;
+//! - [`inputs`]: the scenario, data sets, question and probe sets it names, checked by SHA-256;
+//! - [`cases`]: its calls as cases for the run engine, the simulated answers, and the way
+//!   answered records come back; [`plan`]: calls, tokens and cost per method and target;
+//! - [`session`]: one open study (the page's and the CLI's);
+//! - [`example`]: the finished example study the home screen opens.
+
+pub mod cases;
+pub mod example;
+pub mod format;
+pub mod inputs;
+pub mod plan;
+pub mod profiles;
+pub mod session;
+
+pub use format::Study;
+pub use session::Session;
+
+use crate::formats::Problem;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StudyError {
+    /// The study document itself: located by file, line, column and field.
+    #[error("{problem}")]
+    Invalid { problem: Problem },
+    #[error("{field}: the study names the file {file:?}; add it first")]
+    MissingFile { field: String, file: String },
+    #[error("{field}: {file:?} has SHA-256 {found}, but the study names {expected}; a study opens only with exactly its files")]
+    Changed { field: String, file: String, expected: String, found: String },
+    #[error("{field}: {message}")]
+    Input { field: String, message: String },
+    #[error("{file}: {message}")]
+    Records { file: String, message: String },
+    #[error("{0}")]
+    Bundle(String),
+}

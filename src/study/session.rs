@@ -1,0 +1,229 @@
+//! One open study: the document, the files it names, and the answered records of every method
+//! and target (simulated, uploaded, or brought back from a run). The page's facade and the CLI
+//! both drive this; neither holds study logic of its own.
+
+use super::format::{self, Study};
+use super::inputs::{self, Inputs, Uploads};
+use super::{StudyError, cases, plan};
+use crate::formats::Problem;
+use crate::record::Record;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a batch of records came from, for the methods section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordSource {
+    pub name: String,
+    /// "simulated", "uploaded"
+    pub origin: String,
+    pub records: usize,
+    pub sha256: String,
+}
+
+/// What adding records did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AddSummary {
+    pub file: String,
+    pub records: usize,
+    /// Records taken per method.
+    pub by_method: BTreeMap<String, usize>,
+    pub models: Vec<String>,
+    /// Rows not loaded, and records of methods the study does not use.
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub file: String,
+    pub study: Study,
+    pub uploads: Uploads,
+    inputs: Option<Inputs>,
+    pub records: Vec<Record>,
+    pub sources: Vec<RecordSource>,
+}
+
+impl Session {
+    /// Opens a study; its uploaded inputs may follow through [`Session::add_file`].
+    pub fn open(file: &str, text: &str) -> Result<Session, StudyError> {
+        let study = format::parse(file, text).map_err(|problem| StudyError::Invalid { problem })?;
+        let mut s = Session { file: file.into(), study, uploads: Uploads::new(), inputs: None, records: vec![], sources: vec![] };
+        if s.missing().is_empty() {
+            s.inputs = Some(inputs::resolve(&s.study, &s.uploads)?);
+        }
+        Ok(s)
+    }
+
+    /// The uploaded files the study names and that are not here yet: (field, file name).
+    pub fn missing(&self) -> Vec<(String, String)> {
+        let m = &self.study.methods;
+        let mut named: Vec<(String, String)> = vec![];
+        let mut push = |field: &str, src: &format::Source| {
+            if let Some(f) = &src.file {
+                named.push((field.into(), f.clone()));
+            }
+        };
+        if let Some(r) = &m.requirements {
+            push("methods.requirements.scenario", &r.scenario);
+        }
+        if let Some(b) = &m.bbq {
+            push("methods.bbq.dataset", &b.dataset);
+        }
+        if let Some(x) = &m.crosslingual {
+            push("methods.crosslingual.questions", &x.questions);
+        }
+        if let Some(d) = &m.divergence {
+            push("methods.divergence.probes", &d.probes);
+            for (i, r) in d.references.iter().enumerate() {
+                named.push((format!("methods.divergence.references[{i}]"), r.file.clone()));
+            }
+        }
+        named.retain(|(_, f)| !self.uploads.contains_key(f));
+        named
+    }
+
+    /// An input file the study names; once all are here the inputs are read (and checked).
+    pub fn add_file(&mut self, name: &str, bytes: &[u8]) -> Result<Vec<(String, String)>, StudyError> {
+        self.uploads.insert(name.into(), bytes.to_vec());
+        let missing = self.missing();
+        if missing.is_empty() {
+            match inputs::resolve(&self.study, &self.uploads) {
+                Ok(i) => self.inputs = Some(i),
+                Err(e) => {
+                    self.uploads.remove(name);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(missing)
+    }
+
+    pub fn inputs(&self) -> Result<&Inputs, StudyError> {
+        match (&self.inputs, self.missing().first()) {
+            (Some(i), _) => Ok(i),
+            (None, Some((field, file))) => Err(StudyError::MissingFile { field: field.clone(), file: file.clone() }),
+            (None, None) => Err(StudyError::Input { field: "methods".into(), message: "inputs not read".into() }),
+        }
+    }
+
+    pub fn plan(&self) -> Result<plan::Plan, StudyError> {
+        Ok(plan::plan(&self.study, &cases::base_cases(&self.study, self.inputs()?)?))
+    }
+
+    /// The cases of a provider run over every method (see [`cases::run_cases`]).
+    pub fn run_cases(&self) -> Result<Vec<Record>, StudyError> {
+        cases::run_cases(&self.study, self.inputs()?)
+    }
+
+    /// The run spec's skeleton for the provider targets: run id, one sample (the cases carry
+    /// theirs), the study's parameters. The page and the CLI add base URLs and limits.
+    pub fn run_spec(&self) -> serde_json::Value {
+        let mut targets: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for t in self.study.targets.iter().filter(|t| !t.is_simulated()) {
+            targets.entry(t.provider.clone()).or_default().push(t.model.clone());
+        }
+        let mut params = serde_json::Map::new();
+        if let Some(t) = self.study.params.temperature {
+            params.insert("temperature".into(), t.into());
+        }
+        if let Some(m) = self.study.params.max_tokens {
+            params.insert("max_tokens".into(), m.into());
+        }
+        serde_json::json!({
+            "run_id": cases::run_id(&self.study),
+            "targets": targets.into_iter().map(|(p, m)| serde_json::json!({"provider": p, "models": m})).collect::<Vec<_>>(),
+            "samples": 1,
+            "params": params,
+            "seed": self.study.seeds.simulation,
+        })
+    }
+
+    /// Fills every simulated target: its earlier records are replaced. Returns the records added.
+    pub fn simulate(&mut self) -> Result<usize, StudyError> {
+        let inputs = self.inputs()?.clone();
+        let mut added = vec![];
+        for t in self.study.targets.iter().filter(|t| t.is_simulated()) {
+            let profile = super::profiles::profile(&t.model)
+                .map_err(|message| StudyError::Input { field: "targets".into(), message })?;
+            added.extend(cases::simulate(&self.study, &inputs, &profile)?);
+        }
+        let models: BTreeSet<String> = added.iter().map(|r| r.model.clone()).collect();
+        self.records.retain(|r| !models.contains(&r.model));
+        self.sources.retain(|s| s.origin != "simulated");
+        let n = added.len();
+        self.sources.push(RecordSource {
+            name: format!("simulated targets (seed {})", self.study.seeds.simulation),
+            origin: "simulated".into(),
+            records: n,
+            sha256: String::new(),
+        });
+        self.records.extend(added);
+        Ok(n)
+    }
+
+    /// A record file: one method's (`method` given), or a table whose `method` column says.
+    /// Records replace earlier ones of the same method and model.
+    pub fn add_records(&mut self, name: &str, bytes: &[u8], method: Option<&str>) -> Result<AddSummary, StudyError> {
+        let used = self.study.methods.used();
+        if let Some(m) = method
+            && !used.contains(&m)
+        {
+            return Err(StudyError::Records {
+                file: name.into(),
+                message: format!("method: expected one of the study's ({}), found {m:?}", used.join(", ")),
+            });
+        }
+        let loaded = crate::formats::load(name, bytes, None)
+            .map_err(|e| StudyError::Records { file: name.into(), message: e.to_string() })?;
+        let mut problems = loaded.errors;
+        let mut taken = vec![];
+        let mut other: BTreeMap<String, usize> = BTreeMap::new();
+        for r in loaded.records {
+            let mut r = cases::normalise(r);
+            if let Some(m) = method {
+                r.method = m.to_string();
+            }
+            if used.contains(&r.method.as_str()) {
+                taken.push(r);
+            } else {
+                *other.entry(r.method.clone()).or_default() += 1;
+            }
+        }
+        for (m, n) in other {
+            problems.push(
+                Problem::new(name, format!("{n} record(s) of method {m:?} left out: the study uses {}", used.join(", ")))
+                    .in_field("method"),
+            );
+        }
+        if taken.is_empty() {
+            return Err(StudyError::Records {
+                file: name.into(),
+                message: format!(
+                    "no record of the study's methods ({}): give the method, or a method column",
+                    used.join(", ")
+                ),
+            });
+        }
+        let pairs: BTreeSet<(String, String)> = taken.iter().map(|r| (r.method.clone(), r.model.clone())).collect();
+        self.records.retain(|r| !pairs.contains(&(r.method.clone(), r.model.clone())));
+        let mut by_method: BTreeMap<String, usize> = BTreeMap::new();
+        for r in &taken {
+            *by_method.entry(r.method.clone()).or_default() += 1;
+        }
+        let models: Vec<String> = pairs.iter().map(|(_, m)| m.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+        let n = taken.len();
+        self.sources.retain(|s| s.name != name);
+        self.sources.push(RecordSource {
+            name: name.into(),
+            origin: "uploaded".into(),
+            records: n,
+            sha256: format::sha256(bytes),
+        });
+        self.records.extend(taken);
+        Ok(AddSummary { file: name.into(), records: n, by_method, models, problems })
+    }
+
+    /// The records of one method.
+    pub fn records_of(&self, method: &str) -> Vec<Record> {
+        self.records.iter().filter(|r| r.method == method).cloned().collect()
+    }
+}
