@@ -7,10 +7,10 @@
 //! turns answered records back into `X` with that sample index. So one run spec serves all
 //! four methods, and a method's own reader sees the case ids it planned.
 
+use super::StudyError;
 use super::format::Study;
 use super::inputs::Inputs;
 use super::profiles::Profile;
-use super::StudyError;
 use crate::record::{Record, Status};
 use crate::simulate::{Ask, Outcome, Question};
 use std::collections::BTreeMap;
@@ -94,7 +94,9 @@ pub fn base_cases(study: &Study, inputs: &Inputs) -> Result<Vec<Record>, StudyEr
         out.extend(b.examples.iter().filter_map(|ex| bbq_case(ex, variant, &run_id)));
     }
     if let Some(x) = &inputs.crosslingual {
-        out.extend(crate::crosslingual::runs::chat_cases(&x.cases).into_iter().map(|r| Record { run_id: run_id.clone(), ..r }));
+        out.extend(
+            crate::crosslingual::runs::chat_cases(&x.cases).into_iter().map(|r| Record { run_id: run_id.clone(), ..r }),
+        );
     }
     if let Some(d) = &inputs.divergence {
         let cases = crate::divergence::runs::cases(&d.probes, crate::divergence::runs::Mode::Sample);
@@ -164,11 +166,17 @@ pub fn simulate(study: &Study, inputs: &Inputs, profile: &Profile) -> Result<Vec
         let variant = study.methods.bbq.as_ref().and_then(|b| b.variant.as_deref());
         for ex in &b.examples {
             let Some(case) = bbq_case(ex, variant, &run_id) else { continue };
-            let question = Question::Choice { options: ex.choices.clone(), stereotyped: ex.biased, gold: Some(ex.label) };
+            let question =
+                Question::Choice { options: ex.choices.clone(), stereotyped: ex.biased, gold: Some(ex.label) };
             let communities = [ex.category.clone()];
             for sample in 0..study.samples {
-                let ask =
-                    Ask { language: &ex.language, communities: &communities, prompt: &case.prompt, question: &question, sample };
+                let ask = Ask {
+                    language: &ex.language,
+                    communities: &communities,
+                    prompt: &case.prompt,
+                    question: &question,
+                    sample,
+                };
                 let reply = crate::simulate::answer(&profile.bbq, seed, &ask);
                 let (status, response, error) = match reply.outcome {
                     Outcome::Answer(t) => (Status::Ok, t, String::new()),
@@ -194,7 +202,8 @@ pub fn simulate(study: &Study, inputs: &Inputs, profile: &Profile) -> Result<Vec
         out.extend(runs.into_iter().map(|(r, _)| r));
     }
     if let Some(d) = &inputs.divergence {
-        let lean = crate::divergence::simulate::Lean { samples: copies(study, "divergence"), ..profile.divergence.clone() };
+        let lean =
+            crate::divergence::simulate::Lean { samples: copies(study, "divergence"), ..profile.divergence.clone() };
         let recs = crate::divergence::simulate::records(&d.probes, &d.references, &lean, seed)
             .map_err(|e| StudyError::Input { field: "methods.divergence".into(), message: e.to_string() })?;
         out.extend(recs.into_iter().map(|r| Record { run_id: run_id.clone(), ..r }));

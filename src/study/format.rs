@@ -6,6 +6,7 @@
 
 use crate::formats::Problem;
 use crate::stats::confidence::Confidence;
+use crate::stats::correction::Family;
 use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -148,7 +149,8 @@ pub const METHODS: [&str; 4] = ["requirements", "bbq", "crosslingual", "divergen
 impl Methods {
     /// The methods this study uses, in report order.
     pub fn used(&self) -> Vec<&'static str> {
-        let on = [self.requirements.is_some(), self.bbq.is_some(), self.crosslingual.is_some(), self.divergence.is_some()];
+        let on =
+            [self.requirements.is_some(), self.bbq.is_some(), self.crosslingual.is_some(), self.divergence.is_some()];
         METHODS.iter().zip(on).filter(|(_, on)| *on).map(|(m, _)| *m).collect()
     }
 }
@@ -252,15 +254,6 @@ impl Default for Seeds {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Correction {
-    /// Holm's step-down (family-wise error rate).
-    Holm,
-    /// Benjamini-Hochberg (false discovery rate).
-    Bh,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Interval {
     Wilson,
 }
@@ -271,7 +264,8 @@ pub struct Statistics {
     pub confidence: Confidence,
     #[serde(deserialize_with = "alpha")]
     pub alpha: f64,
-    pub correction: Correction,
+    /// `holm`, `bh` or `none`, over the family of model pairs x figures.
+    pub correction: Family,
     pub interval: Interval,
     /// Bootstrap replicates (BBQ, divergence, clustered intervals).
     #[serde(deserialize_with = "replicates")]
@@ -283,7 +277,7 @@ impl Default for Statistics {
         Statistics {
             confidence: Confidence::NINETY_FIVE,
             alpha: 0.05,
-            correction: Correction::Holm,
+            correction: Family::Holm,
             interval: Interval::Wilson,
             replicates: 1000,
         }
@@ -292,7 +286,11 @@ impl Default for Statistics {
 
 fn alpha<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     let a = f64::deserialize(d)?;
-    if a > 0.0 && a < 0.5 { Ok(a) } else { Err(serde::de::Error::custom(format!("expected 0 < alpha < 0.5, found {a}"))) }
+    if a > 0.0 && a < 0.5 {
+        Ok(a)
+    } else {
+        Err(serde::de::Error::custom(format!("expected 0 < alpha < 0.5, found {a}")))
+    }
 }
 
 fn replicates<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
@@ -389,10 +387,15 @@ fn check(file: &str, s: &Study) -> Result<(), Problem> {
         match (&src.builtin, &src.file, &src.sha256) {
             (Some(b), None, None) if builtins.contains(&b.as_str()) => {}
             (Some(b), None, None) => {
-                return bad(&format!("{field}.builtin"), format!("expected one of {}, found {b:?}", builtins.join(", ")));
+                return bad(
+                    &format!("{field}.builtin"),
+                    format!("expected one of {}, found {b:?}", builtins.join(", ")),
+                );
             }
             (None, Some(_), Some(_)) => {}
-            (None, Some(_), None) => return bad(&format!("{field}.sha256"), "an uploaded file needs its sha256".into()),
+            (None, Some(_), None) => {
+                return bad(&format!("{field}.sha256"), "an uploaded file needs its sha256".into());
+            }
             _ => return bad(field, "expected either {\"builtin\": name} or {\"file\": name, \"sha256\": hex}".into()),
         }
     }
@@ -418,7 +421,7 @@ mod tests {
     fn a_minimal_study_reads_with_defaults() {
         let s = parse("s.json", MINIMAL).unwrap();
         assert_eq!(s.samples, 1);
-        assert_eq!(s.statistics.correction, Correction::Holm);
+        assert_eq!(s.statistics.correction, Family::Holm);
         assert!(s.targets[0].is_simulated());
         assert_eq!(s.targets[1].to_string(), "openai:gpt-4o-mini");
         assert_eq!(s.methods.used(), vec!["bbq"]);
@@ -437,7 +440,8 @@ mod tests {
 
     #[test]
     fn a_wrong_type_and_a_bad_target_are_located() {
-        let p = parse("s.json", &MINIMAL.replace("\"title\": \"t\"", "\"title\": \"t\", \"samples\": \"3\"")).unwrap_err();
+        let p =
+            parse("s.json", &MINIMAL.replace("\"title\": \"t\"", "\"title\": \"t\", \"samples\": \"3\"")).unwrap_err();
         assert_eq!(p.field.as_deref(), Some("samples"));
         assert_eq!((p.line, p.file.as_str()), (Some(2), "s.json"));
         let p = parse("s.json", &MINIMAL.replace("openai:gpt", "opnai:gpt")).unwrap_err();
@@ -450,14 +454,16 @@ mod tests {
 
     #[test]
     fn semantic_errors_name_the_field() {
-        let p = parse("s.json", &MINIMAL.replace("\"builtin\": \"evenhand\"", "\"builtin\": \"bbq-full\"")).unwrap_err();
+        let p =
+            parse("s.json", &MINIMAL.replace("\"builtin\": \"evenhand\"", "\"builtin\": \"bbq-full\"")).unwrap_err();
         assert_eq!(p.field.as_deref(), Some("methods.bbq.dataset.builtin"));
         let p = parse("s.json", &MINIMAL.replace("\"builtin\": \"evenhand\"", "\"file\": \"x.jsonl\"")).unwrap_err();
         assert_eq!(p.field.as_deref(), Some("methods.bbq.dataset.sha256"));
         let p = parse("s.json", &MINIMAL.replace("\"version\": 1", "\"version\": 2")).unwrap_err();
         assert_eq!(p.field.as_deref(), Some("version"));
-        let p = parse("s.json", &MINIMAL.replace("\"title\": \"t\"", "\"title\": \"t\", \"statistics\": {\"alpha\": 5}"))
-            .unwrap_err();
+        let p =
+            parse("s.json", &MINIMAL.replace("\"title\": \"t\"", "\"title\": \"t\", \"statistics\": {\"alpha\": 5}"))
+                .unwrap_err();
         assert_eq!(p.field.as_deref(), Some("statistics.alpha"));
     }
 

@@ -2,8 +2,8 @@
 //! cases and the divergence probe set with its references, from built-in sets or from the
 //! uploaded files the study names (each checked against its SHA-256).
 
-use super::format::{Condition, Source, Study, sha256};
 use super::StudyError;
+use super::format::{Condition, Source, Study, sha256};
 use crate::bbq::Example;
 use crate::crosslingual::plan::Case as XlCase;
 use crate::divergence::analysis::Assigned;
@@ -73,7 +73,12 @@ fn uploaded<'a>(field: &str, src: &Source, uploads: &'a Uploads) -> Result<(&'a 
     file_bytes(field, &file, &expected, uploads)
 }
 
-fn file_bytes<'a>(field: &str, file: &str, expected: &str, uploads: &'a Uploads) -> Result<(&'a str, &'a [u8]), StudyError> {
+fn file_bytes<'a>(
+    field: &str,
+    file: &str,
+    expected: &str,
+    uploads: &'a Uploads,
+) -> Result<(&'a str, &'a [u8]), StudyError> {
     let (name, bytes) = uploads
         .get_key_value(file)
         .ok_or_else(|| StudyError::MissingFile { field: field.into(), file: file.into() })?;
@@ -101,7 +106,8 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
             }
             None => {
                 let (name, bytes) = uploaded(field, &r.scenario, uploads)?;
-                let text = std::str::from_utf8(bytes).map_err(|e| input_error(field, format!("{name}: not UTF-8: {e}")))?;
+                let text =
+                    std::str::from_utf8(bytes).map_err(|e| input_error(field, format!("{name}: not UTF-8: {e}")))?;
                 (text.to_string(), None, bytes.to_vec())
             }
         };
@@ -120,7 +126,14 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
                 let langs: Vec<&str> = b.languages.iter().map(String::as_str).collect();
                 let ex = crate::bbq::generate::builtin_examples(study.seeds.plan, &langs);
                 let json = serde_json::to_vec(&ex).unwrap_or_default();
-                (ex, builtin(&format!("BBQ-style set {name}, generation seed {}", study.seeds.plan), &json, String::new()))
+                (
+                    ex,
+                    builtin(
+                        &format!("BBQ-style set {name}, generation seed {}", study.seeds.plan),
+                        &json,
+                        String::new(),
+                    ),
+                )
             }
             None => {
                 let (name, bytes) = uploaded(field, &b.dataset, uploads)?;
@@ -138,7 +151,10 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
                     }))
         });
         if examples.is_empty() {
-            return Err(input_error("methods.bbq", "no example is left after the category, language and condition filters"));
+            return Err(input_error(
+                "methods.bbq",
+                "no example is left after the category, language and condition filters",
+            ));
         }
         if let Some(v) = &b.variant {
             crate::bbq::prompt::variant(v).map_err(|e| input_error("methods.bbq.variant", e))?;
@@ -151,7 +167,11 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
         let (name, bytes, prov) = match &x.questions.builtin {
             Some(n) => {
                 let bytes = crate::crosslingual::session::BUILTIN_QUESTIONS.as_bytes();
-                (crate::crosslingual::session::BUILTIN_NAME, bytes, builtin(&format!("question set {n}"), bytes, String::new()))
+                (
+                    crate::crosslingual::session::BUILTIN_NAME,
+                    bytes,
+                    builtin(&format!("question set {n}"), bytes, String::new()),
+                )
             }
             None => {
                 let (name, bytes) = uploaded(field, &x.questions, uploads)?;
@@ -176,19 +196,19 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
             }
             None => {
                 let (name, bytes) = uploaded(field, &d.probes, uploads)?;
-                let text = std::str::from_utf8(bytes).map_err(|e| input_error(field, format!("{name}: not UTF-8: {e}")))?;
+                let text =
+                    std::str::from_utf8(bytes).map_err(|e| input_error(field, format!("{name}: not UTF-8: {e}")))?;
                 let (set, _) = ProbeSet::parse(name, text).map_err(|e| input_error(field, e))?;
                 (set, vec![], Provenance { source: name.into(), sha256: sha256(bytes), size: String::new() })
             }
         };
-        let mut reference_sources: Vec<String> = references
-            .iter()
-            .map(|r| format!("{}/{}: built-in {}", r.aspect, r.culture, r.reference.file))
-            .collect();
+        let mut reference_sources: Vec<String> =
+            references.iter().map(|r| format!("{}/{}: built-in {}", r.aspect, r.culture, r.reference.file)).collect();
         for (i, r) in d.references.iter().enumerate() {
             let f = format!("methods.divergence.references[{i}]");
             let (name, bytes) = file_bytes(&f, &r.file, &r.sha256, uploads)?;
-            let reference = crate::divergence::reference::Reference::load(name, bytes, None, None).map_err(|e| input_error(&f, e))?;
+            let reference = crate::divergence::reference::Reference::load(name, bytes, None, None)
+                .map_err(|e| input_error(&f, e))?;
             // An uploaded reference replaces the built-in one of its aspect and culture.
             references.retain(|a| !(a.aspect == r.aspect && a.culture == r.culture));
             references.push(Assigned { aspect: r.aspect.clone(), culture: r.culture.clone(), reference });
@@ -196,8 +216,12 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
         }
         let contexts: usize = probes.aspects.iter().map(|a| a.contexts.len()).sum();
         let size = format!("{} aspects, {contexts} contexts", probes.aspects.len());
-        inputs.divergence =
-            Some(DivergenceInput { probes, references, provenance: Provenance { size, ..provenance }, reference_sources });
+        inputs.divergence = Some(DivergenceInput {
+            probes,
+            references,
+            provenance: Provenance { size, ..provenance },
+            reference_sources,
+        });
     }
     Ok(inputs)
 }

@@ -7,15 +7,26 @@
 //! - [`inputs`]: the scenario, data sets, question and probe sets it names, checked by SHA-256;
 //! - [`cases`]: its calls as cases for the run engine, the simulated answers, and the way
 //!   answered records come back; [`plan`]: calls, tokens and cost per method and target;
+//! - [`sections`]: per method, the headline figures, chart and paired comparisons, with the
+//!   shared statistics in [`compare`] and the forest chart in [`chart`];
+//! - [`report`]: the report as data (`report.json`), with [`methods_text`]'s prose;
+//! - [`html`]: the self-contained HTML report; [`bundle`]: the study bundle and share link;
 //! - [`session`]: one open study (the page's and the CLI's);
 //! - [`example`]: the finished example study the home screen opens.
 
+pub mod bundle;
 pub mod cases;
+pub mod chart;
+pub mod compare;
 pub mod example;
 pub mod format;
+pub mod html;
 pub mod inputs;
+pub mod methods_text;
 pub mod plan;
 pub mod profiles;
+pub mod report;
+pub mod sections;
 pub mod session;
 
 pub use format::Study;
@@ -32,7 +43,9 @@ pub enum StudyError {
     Invalid { problem: Problem },
     #[error("{field}: the study names the file {file:?}; add it first")]
     MissingFile { field: String, file: String },
-    #[error("{field}: {file:?} has SHA-256 {found}, but the study names {expected}; a study opens only with exactly its files")]
+    #[error(
+        "{field}: {file:?} has SHA-256 {found}, but the study names {expected}; a study opens only with exactly its files"
+    )]
     Changed { field: String, file: String, expected: String, found: String },
     #[error("{field}: {message}")]
     Input { field: String, message: String },

@@ -46,11 +46,7 @@ pub fn profile(name: &str) -> Result<Profile, String> {
                 community: map(&[("women", 0.3), ("nonbinary", 0.45)]),
                 refusal: 0.02,
             },
-            bbq: named(Behaviour {
-                choice_bias: Rates::constant(0.35),
-                accuracy: 0.75,
-                ..Behaviour::default()
-            }),
+            bbq: named(Behaviour { choice_bias: Rates::constant(0.35), accuracy: 0.75, ..Behaviour::default() }),
             crosslingual: XlBehaviour { name: name.into(), ..XlBehaviour::default() },
             divergence: Lean { name: name.into(), lean: 0.75, ..Lean::default() },
         }),

@@ -46,7 +46,14 @@ impl Session {
     /// Opens a study; its uploaded inputs may follow through [`Session::add_file`].
     pub fn open(file: &str, text: &str) -> Result<Session, StudyError> {
         let study = format::parse(file, text).map_err(|problem| StudyError::Invalid { problem })?;
-        let mut s = Session { file: file.into(), study, uploads: Uploads::new(), inputs: None, records: vec![], sources: vec![] };
+        let mut s = Session {
+            file: file.into(),
+            study,
+            uploads: Uploads::new(),
+            inputs: None,
+            records: vec![],
+            sources: vec![],
+        };
         if s.missing().is_empty() {
             s.inputs = Some(inputs::resolve(&s.study, &s.uploads)?);
         }
@@ -190,8 +197,11 @@ impl Session {
         }
         for (m, n) in other {
             problems.push(
-                Problem::new(name, format!("{n} record(s) of method {m:?} left out: the study uses {}", used.join(", ")))
-                    .in_field("method"),
+                Problem::new(
+                    name,
+                    format!("{n} record(s) of method {m:?} left out: the study uses {}", used.join(", ")),
+                )
+                .in_field("method"),
             );
         }
         if taken.is_empty() {
@@ -225,5 +235,12 @@ impl Session {
     /// The records of one method.
     pub fn records_of(&self, method: &str) -> Vec<Record> {
         self.records.iter().filter(|r| r.method == method).cloned().collect()
+    }
+}
+
+impl Session {
+    /// The report of everything held now; `generated_at` is written into it as given.
+    pub fn report(&self, generated_at: &str) -> Result<super::report::Report, StudyError> {
+        super::report::build(self, generated_at)
     }
 }

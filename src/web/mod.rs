@@ -10,6 +10,7 @@
 //! - [`divergence`]: the Divergence view's [`DivergenceSession`];
 //! - [`requirements`]: the Requirements view's [`RequirementsSession`];
 //! - [`run`]: the Run view's [`RunSession`] and provider facts;
+//! - [`study`]: the study flow's [`StudySession`] (home screen, guided flow, report);
 //! - `bench` (feature `bench` only): exports the page never calls, for the Chromium benchmarks.
 
 use serde::Serialize;
@@ -24,6 +25,7 @@ mod demo;
 mod divergence;
 mod requirements;
 mod run;
+mod study;
 
 pub use bbq::BbqSession;
 #[cfg(feature = "bench")]
@@ -33,6 +35,7 @@ pub use demo::{Workspace, batch_export, default_experiment, group_fields, power_
 pub use divergence::DivergenceSession;
 pub use requirements::RequirementsSession;
 pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};
+pub use study::StudySession;
 
 #[wasm_bindgen(start)]
 pub fn start() {

@@ -1,0 +1,207 @@
+//! The report as one self-contained HTML file: inline CSS (with print rules, so it prints to
+//! PDF cleanly), the charts as inline SVG from the methods' own chart writers, no script and no
+//! external request. Every number is read from the [`Report`] (rounded for display), which is
+//! also written beside it as `report.json`.
+
+use super::compare::{Comparison, Figure};
+use super::report::Report;
+use crate::report::svg::escape;
+use std::fmt::Write;
+
+const CSS: &str = "
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ccc;padding-bottom:.2rem}
+h3{font-size:1.05rem;margin-top:1.4rem}
+.meta{color:#555;font-size:.9rem}.badge{display:inline-block;background:#ef8f00;color:#000;font-weight:600;padding:.1rem .5rem;border-radius:.3rem;font-size:.85rem}
+table{border-collapse:collapse;width:100%;font-size:.85rem;margin:.6rem 0}th,td{border:1px solid #d0d0d0;padding:.25rem .4rem;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.yes{font-weight:600;color:#b71c1c}.warn{color:#8a4b00}
+figure{margin:.8rem 0}figure svg{max-width:100%;height:auto}
+.question{font-size:1.1rem;font-style:italic}
+ol.refs li{margin-bottom:.3rem}
+@media print{body{max-width:none;margin:0;font-size:10pt}h2{break-after:avoid}table,figure{break-inside:avoid}a{color:inherit;text-decoration:none}}
+";
+
+fn num(x: f64) -> String {
+    if x.is_finite() { format!("{x:.3}") } else { "–".into() }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".into(), num)
+}
+
+fn p(x: f64) -> String {
+    if x < 0.0001 { "< 0.0001".into() } else { format!("{x:.4}") }
+}
+
+fn interval(i: Option<crate::stats::interval::Interval>) -> String {
+    i.map_or_else(|| "–".into(), |i| format!("[{}, {}]", num(i.low), num(i.high)))
+}
+
+fn figures_table(out: &mut String, figures: &[Figure]) {
+    out.push_str("<table><thead><tr><th>Figure</th><th>Model</th><th>Value</th><th>n</th><th>Interval</th><th>Interval method</th><th>Cluster-robust interval</th><th>Design effect (clusters)</th><th>Verdicts disagree</th></tr></thead><tbody>\n");
+    for f in figures {
+        let (robust, deff, disagree) = match &f.clustered {
+            Some(c) => (
+                interval(Some(c.interval)),
+                format!("{} ({})", opt(c.design_effect), c.clusters),
+                if c.verdict_disagrees { "<span class=\"yes\">yes</span>".to_string() } else { "no".into() },
+            ),
+            None => ("–".into(), "–".into(), "–".into()),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            escape(&f.figure),
+            escape(&f.model),
+            opt(f.value),
+            f.n,
+            interval(f.interval),
+            escape(&f.interval_method),
+            robust,
+            deff,
+            disagree
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
+    if comparisons.is_empty() {
+        out.push_str("<p>No paired comparison: fewer than two models answered the same items.</p>\n");
+        return;
+    }
+    out.push_str("<table><thead><tr><th>Figure</th><th>A</th><th>B</th><th>A</th><th>B</th><th>A − B</th><th>Interval / discordant</th><th>n</th><th>Test</th><th>p</th><th>p adjusted</th><th>Differs</th><th>Detectable at 80 % power</th></tr></thead><tbody>\n");
+    for c in comparisons {
+        let spread = match (c.interval, c.discordant) {
+            (Some(i), _) => interval(Some(i)),
+            (None, Some((a, b))) => format!("{a} / {b}"),
+            _ => "–".into(),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            escape(&c.figure),
+            escape(&c.model_a),
+            escape(&c.model_b),
+            num(c.value_a),
+            num(c.value_b),
+            num(c.difference),
+            spread,
+            c.n,
+            escape(&c.test),
+            p(c.p_value),
+            p(c.p_adjusted),
+            if c.significant { "<span class=\"yes\">yes</span>" } else { "no" },
+            opt(c.detectable)
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// The HTML report.
+pub fn render(r: &Report) -> String {
+    let mut o = String::with_capacity(64 * 1024);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        escape(&r.title)
+    );
+    let _ = writeln!(o, "<h1>{}</h1>", escape(&r.title));
+    if !r.question.is_empty() {
+        let _ = writeln!(o, "<p class=\"question\">{}</p>", escape(&r.question));
+    }
+    if r.models.iter().any(|m| m.simulated) {
+        o.push_str("<p><span class=\"badge\">SIMULATED</span> Some models here are Evenhand's simulated model, not real ones.</p>\n");
+    }
+    let _ = writeln!(
+        o,
+        "<p class=\"meta\">Evenhand {} · report generated {} · study SHA-256 {} · every number below is in report.json beside this file.</p>",
+        escape(&r.tool_version),
+        escape(&r.generated_at),
+        escape(&r.study_sha256)
+    );
+    o.push_str("<h2>Models</h2>\n<table><thead><tr><th>Target</th><th>Model</th><th>Simulated</th><th>Records</th><th>Failed</th><th>Refused</th></tr></thead><tbody>\n");
+    for m in &r.models {
+        let _ = writeln!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            escape(&m.target),
+            escape(&m.model),
+            if m.simulated { "yes" } else { "no" },
+            m.records,
+            m.failed,
+            m.refused
+        );
+    }
+    o.push_str("</tbody></table>\n");
+    let _ = writeln!(
+        o,
+        "<p>{} paired comparison(s) across all methods form one family, corrected with {} (controls {}) at α = {}; {} differ after correction.</p>",
+        r.family.size,
+        escape(&r.family.correction),
+        escape(&r.family.controls),
+        r.family.alpha,
+        r.family.significant
+    );
+    for s in &r.sections {
+        let _ = writeln!(
+            o,
+            "<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>",
+            escape(&s.method),
+            escape(&s.title),
+            escape(&s.summary)
+        );
+        // Our own chart writers' SVG, its text escaped where written.
+        let _ = writeln!(o, "<figure>{}</figure>", s.chart_svg);
+        o.push_str("<h3>Per model</h3>\n");
+        figures_table(&mut o, &s.figures);
+        o.push_str("<h3>Paired differences</h3>\n");
+        comparisons_table(&mut o, &s.comparisons);
+        for n in &s.notes {
+            let _ = writeln!(o, "<p>{}</p>", escape(n));
+        }
+        let statuses: Vec<String> = s.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        let _ = writeln!(o, "<p class=\"meta\">Records: {}.</p>\n</section>", escape(&statuses.join(", ")));
+    }
+    o.push_str("<h2>Methods</h2>\n");
+    for para in &r.methods_text {
+        let _ = writeln!(o, "<p>{}</p>", escape(para));
+    }
+    o.push_str("<h2>Limitations</h2>\n<ul>\n");
+    for l in &r.limitations {
+        let _ = writeln!(o, "<li class=\"warn\">{}</li>", escape(l));
+    }
+    o.push_str("</ul>\n<h2>References</h2>\n<ol class=\"refs\">\n");
+    for c in &r.references {
+        let _ = writeln!(o, "<li>{}</li>", escape(&c.text));
+    }
+    o.push_str("</ol>\n</body>\n</html>\n");
+    o
+}
+
+/// `report.json`: the report as pretty JSON, the same bytes from the page and the CLI.
+pub fn report_json(r: &Report) -> String {
+    let mut s = serde_json::to_string_pretty(r).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_html_is_self_contained() {
+        let s = crate::study::example::session().unwrap();
+        let html = render(&s.report("2026-01-01T00:00:00Z").unwrap());
+        let lower = html.to_lowercase();
+        assert!(!lower.contains("<script"), "no script");
+        for attr in ["src=\"http", "href=\"http", "src='http", "href='http", "url(http", "@import"] {
+            assert!(!lower.contains(attr), "external reference {attr}");
+        }
+        assert_eq!(lower.matches("<svg").count(), 4, "one chart per method");
+        assert!(html.contains("SIMULATED"));
+        assert!(html.contains("@media print"));
+    }
+}

@@ -1,0 +1,255 @@
+//! The report's prose: a methods section written from what actually ran (inputs with their
+//! SHA-256, templates and seeds, samples, the temperatures and token limits the records say
+//! were sent, detectors, test variants, corrections, interval methods, calls made, failed and
+//! refused), the limitations that apply to this study, and the references of its methods in
+//! one citation style (author-year).
+
+use super::inputs::Inputs;
+use super::report::Report;
+use super::{Session, Study};
+use crate::record::{Record, Status};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Citation {
+    pub key: String,
+    pub text: String,
+}
+
+fn cite(key: &str, text: &str) -> Citation {
+    Citation { key: key.into(), text: text.into() }
+}
+
+/// The references of the methods the study used, then the statistics it relied on.
+pub fn references(study: &Study) -> Vec<Citation> {
+    let used = study.methods.used();
+    let mut out = vec![];
+    if used.contains(&"requirements") {
+        out.push(cite(
+            "Morales et al. 2024",
+            "Morales, S., Clarisó, R., & Cabot, J. (2024). LangBiTe: A platform for testing bias in large language models.",
+        ));
+    }
+    if used.contains(&"bbq") {
+        out.push(cite(
+            "Parrish et al. 2022",
+            "Parrish, A., Chen, A., Nangia, N., Padmakumar, V., Phang, J., Thompson, J., Htut, P. M., & Bowman, S. R. (2022). BBQ: A hand-built bias benchmark for question answering. In Findings of the Association for Computational Linguistics: ACL 2022.",
+        ));
+        out.push(cite(
+            "Jin et al. 2024",
+            "Jin, J., Kim, J., Lee, N., Yoo, H., Oh, A., & Lee, H. (2024). KoBBQ: Korean bias benchmark for question answering. Transactions of the Association for Computational Linguistics, 12.",
+        ));
+        out.push(cite(
+            "Satheesh et al. 2025",
+            "Satheesh, S., Klug, K., Beckh, K., Allende-Cid, H., Houben, S., & Hassan, T. (2025). GG-BBQ: German gender bias benchmark for question answering.",
+        ));
+    }
+    if used.contains(&"crosslingual") {
+        out.push(cite(
+            "Yu et al. 2025",
+            "Yu, S., Choi, J., & Kim, Y. (2025). Delving into multilingual ethical bias: The MSQAD with statistical hypothesis tests for large language models. In Proceedings of ACL 2025. arXiv:2505.19121.",
+        ));
+    }
+    if used.contains(&"divergence") {
+        out.push(cite(
+            "Cieślar et al.",
+            "Cieślar, B., Neupane, P., & Guter, W. Cultural divergence: A rigorous cultural bias benchmark for autoregressive language models [Poster]. Massachusetts Institute of Technology.",
+        ));
+    }
+    out.extend([
+        cite("McNemar 1947", "McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions or percentages. Psychometrika, 12, 153–157."),
+        cite("Wilson 1927", "Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of the American Statistical Association, 22, 209–212."),
+        cite("Holm 1979", "Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of Statistics, 6, 65–70."),
+        cite("Benjamini & Hochberg 1995", "Benjamini, Y., & Hochberg, Y. (1995). Controlling the false discovery rate: A practical and powerful approach to multiple testing. Journal of the Royal Statistical Society, Series B, 57, 289–300."),
+    ]);
+    out
+}
+
+/// "0 and 0.7" from a set of values; "not set" when empty.
+fn values(set: &BTreeSet<String>) -> String {
+    let v: Vec<&str> = set.iter().map(String::as_str).collect();
+    match v.len() {
+        0 => "not set (the provider's default)".into(),
+        1 => v[0].into(),
+        _ => format!("{} and {}", v[..v.len() - 1].join(", "), v[v.len() - 1]),
+    }
+}
+
+fn sent(records: &[Record], key: &str) -> BTreeSet<String> {
+    records
+        .iter()
+        .filter(|r| r.provider != crate::simulate::PROVIDER)
+        .filter_map(|r| r.params.get(key).map(|v| v.to_string()))
+        .collect()
+}
+
+fn calls(records: &[Record]) -> String {
+    let n = |s: Status| records.iter().filter(|r| r.status == s).count();
+    let simulated = records.iter().filter(|r| r.provider == crate::simulate::PROVIDER).count();
+    format!(
+        "{} record(s) ({} from the simulated model, {} from providers or uploads); {} failed, {} refused by the provider, {} still pending",
+        records.len(),
+        simulated,
+        records.len() - simulated,
+        n(Status::Error),
+        n(Status::Refused),
+        n(Status::Pending)
+    )
+}
+
+/// The methods section, one paragraph per topic.
+pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
+    let st = &s.study;
+    let mut out = vec![];
+    let targets: Vec<String> = report
+        .models
+        .iter()
+        .map(|m| if m.simulated { format!("{} (simulated)", m.target) } else { m.target.clone() })
+        .collect();
+    out.push(format!(
+        "We compared {} model(s) — {} — with Evenhand {} across {} method(s) ({}). Each case was asked {} time(s) per model{}. Seeds: plan {}, simulation {}, statistics {}.",
+        targets.len(),
+        targets.join(", "),
+        crate::VERSION,
+        st.methods.used().len(),
+        st.methods.used().join(", "),
+        st.samples,
+        st.methods.divergence.as_ref().map_or(String::new(), |d| format!(" (divergence: {} completions per context)", d.completions)),
+        st.seeds.plan,
+        st.seeds.simulation,
+        st.seeds.statistics,
+    ));
+    if let Some(r) = &inputs.requirements {
+        let recs = s.records_of("requirements");
+        let templates: BTreeSet<(&str, &str)> =
+            recs.iter().map(|x| (x.language.as_str(), x.template_id.as_str())).collect();
+        out.push(format!(
+            "Ethical requirements (Morales et al. 2024): scenario {} (SHA-256 {}, {}); templates were selected and expanded with seed {} into {} template(s) across languages; each response was judged by the scenario's oracle, with refusals detected by Evenhand's built-in refusal lexicon. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            r.provenance.source,
+            r.provenance.sha256,
+            r.provenance.size,
+            st.seeds.plan,
+            templates.len(),
+            values(&sent(&recs, "temperature")),
+            values(&sent(&recs, "max_tokens")),
+            calls(&recs)
+        ));
+    }
+    if let Some(b) = &inputs.bbq {
+        let recs = s.records_of("bbq");
+        let variants: BTreeSet<String> =
+            recs.iter().filter_map(|r| r.params.get("variant").and_then(|v| v.as_str()).map(str::to_string)).collect();
+        out.push(format!(
+            "Bias QA (Parrish et al. 2022; metrics after Jin et al. 2024, as GG-BBQ, Satheesh et al. 2025): data set {} (SHA-256 {}, {}); prompt variant(s) {}; answers were read as an option letter, option text or index, and out-of-choice answers were left out of the metrics. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            b.provenance.source,
+            b.provenance.sha256,
+            b.provenance.size,
+            values(&variants),
+            values(&sent(&recs, "temperature")),
+            values(&sent(&recs, "max_tokens")),
+            calls(&recs)
+        ));
+    }
+    if let Some(x) = &inputs.crosslingual {
+        let recs = s.records_of("crosslingual");
+        out.push(format!(
+            "Cross-lingual refusals (Yu et al. 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused); language pairs were compared per model with McNemar's exact test on the same questions. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            x.provenance.source,
+            x.provenance.sha256,
+            x.provenance.size,
+            x.languages.join(", "),
+            values(&sent(&recs, "temperature")),
+            values(&sent(&recs, "max_tokens")),
+            calls(&recs)
+        ));
+    }
+    if let Some(d) = &inputs.divergence {
+        let recs = s.records_of("divergence");
+        out.push(format!(
+            "Cultural divergence (Cieślar et al.): probe set {} (SHA-256 {}, {}), sampling mode; references: {}. CD = H(M,L) − H(M,W) per aspect, in nats, with add-alpha smoothing over the union vocabulary. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            d.provenance.source,
+            d.provenance.sha256,
+            d.provenance.size,
+            d.reference_sources.join("; "),
+            values(&sent(&recs, "temperature")),
+            values(&sent(&recs, "max_tokens")),
+            calls(&recs)
+        ));
+    }
+    let stt = &st.statistics;
+    out.push(format!(
+        "Statistics: rates carry {:.0} % Wilson intervals (Wilson 1927) and, beside them, a cluster-robust interval (Wilson's on the effective sample size n / design effect, the design effect from the CR1 cluster-robust variance over templates or questions; {}). Paired differences between models use McNemar's exact test on per-item outcomes (McNemar 1947; statsmodels convention) for pass/fail and refusals, and a paired percentile bootstrap resampling template groups (BBQ) or contexts (divergence), {} resamples, seed {}. All {} comparisons form one family, corrected with {} ({}) at alpha = {}. The power note is the smallest difference a two-sided two-proportion test on the same number of items detects with 80 % power, by seeded simulation.",
+        stt.confidence.get() * 100.0,
+        crate::stats::cluster::METHOD,
+        stt.replicates,
+        st.seeds.statistics,
+        report.family.size,
+        match stt.correction {
+            crate::stats::correction::Family::Holm => "Holm's step-down procedure (Holm 1979)",
+            crate::stats::correction::Family::BenjaminiHochberg => "the Benjamini-Hochberg procedure (Benjamini & Hochberg 1995)",
+            crate::stats::correction::Family::None => "no correction",
+        },
+        stt.correction.controls(),
+        stt.alpha
+    ));
+    out
+}
+
+/// The limitations that apply to this study's data and results.
+pub fn limitations(s: &Session, report: &Report) -> Vec<String> {
+    let mut out = vec![];
+    let simulated: Vec<&str> = report.models.iter().filter(|m| m.simulated).map(|m| m.target.as_str()).collect();
+    if !simulated.is_empty() {
+        out.push(format!(
+            "SIMULATED data: {} answered from Evenhand's simulated model with a built-in bias profile; its results show what the methods find, not how any real model behaves.",
+            simulated.join(", ")
+        ));
+    }
+    let uploaded: Vec<&str> = s.sources.iter().filter(|x| x.origin == "uploaded").map(|x| x.name.as_str()).collect();
+    if !uploaded.is_empty() {
+        out.push(format!(
+            "Uploaded responses ({}) are taken as given: Evenhand cannot check how, when or with which settings they were produced.",
+            uploaded.join(", ")
+        ));
+    }
+    let failed: u64 = report.models.iter().map(|m| m.failed).sum();
+    if failed > 0 {
+        out.push(format!("{failed} call(s) failed and are left out of every figure; if failures depend on the prompt, the figures may be biased."));
+    }
+    let pending = s.records.iter().filter(|r| r.status == Status::Pending).count();
+    if pending > 0 {
+        out.push(format!("{pending} call(s) were never answered (an unfinished run)."));
+    }
+    let small: Vec<String> = report
+        .sections
+        .iter()
+        .flat_map(|x| &x.figures)
+        .filter(|f| f.successes.is_some() && f.n < 30)
+        .map(|f| format!("{} ({}, n = {})", f.figure, f.model, f.n))
+        .collect();
+    if !small.is_empty() {
+        out.push(format!(
+            "Small cells (fewer than 30 items): {}; their intervals are wide and their verdicts fragile.",
+            small.join("; ")
+        ));
+    }
+    let disagree: Vec<String> = report
+        .sections
+        .iter()
+        .flat_map(|x| &x.figures)
+        .filter(|f| f.clustered.as_ref().is_some_and(|c| c.verdict_disagrees))
+        .map(|f| format!("{} ({})", f.figure, f.model))
+        .collect();
+    if !disagree.is_empty() {
+        out.push(format!(
+            "The Wilson and the cluster-robust intervals reach different verdicts for {}: items from one template are not independent, so the cluster-robust verdict is the safer one.",
+            disagree.join("; ")
+        ));
+    }
+    if s.study.methods.crosslingual.is_some() || s.study.methods.requirements.is_some() {
+        out.push("Refusals are detected by a phrase lexicon; a refusal worded in a way it does not know counts as an answer (and a quoted refusal phrase as a refusal). Check a sample by eye in the Cross-lingual tab's review.".into());
+    }
+    out.push("The power notes treat the two models' outcomes as independent; the paired tests used have at least that power when the outcomes are positively correlated.".into());
+    out
+}

@@ -1,0 +1,455 @@
+//! One report section per method: the headline figures per model, the main chart (each
+//! method's own chart writer), the paired comparisons between models, and notes such as the
+//! language pairs that differ. Each builder reads the study's records of its method only.
+
+use super::compare::{self, Comparison, Figure};
+use super::inputs::Inputs;
+use crate::record::{Record, Status};
+use crate::stats::cluster::ClusterCount;
+use crate::stats::confidence::Confidence;
+use crate::stats::paired;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Section {
+    pub method: String,
+    pub title: String,
+    /// One sentence: what was measured on what.
+    pub summary: String,
+    pub figures: Vec<Figure>,
+    pub comparisons: Vec<Comparison>,
+    /// Further findings in words (the language pairs that differ, ...).
+    pub notes: Vec<String>,
+    pub chart_svg: String,
+    /// Records per status (ok, refused, error, pending).
+    pub statuses: BTreeMap<String, u64>,
+}
+
+/// What every section is computed with.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub confidence: Confidence,
+    pub alpha: f64,
+    pub replicates: u32,
+    pub seed: u64,
+    pub correction: crate::stats::correction::Family,
+}
+
+/// The models in study order that have records here.
+fn models_of(order: &[String], records: &[Record]) -> Vec<String> {
+    order.iter().filter(|m| records.iter().any(|r| &r.model == *m)).cloned().collect()
+}
+
+fn statuses(records: &[Record]) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for r in records {
+        *out.entry(r.status.as_str().to_string()).or_default() += 1;
+    }
+    out
+}
+
+fn pairs(models: &[String]) -> Vec<(&String, &String)> {
+    let mut out = vec![];
+    for (i, a) in models.iter().enumerate() {
+        for b in &models[i + 1..] {
+            out.push((a, b));
+        }
+    }
+    out
+}
+
+fn item(r: &Record) -> String {
+    format!("{}#{}", r.case_id, r.sample_index)
+}
+
+type Cells = BTreeMap<String, ClusterCount>;
+
+fn tally(cells: &mut Cells, cluster: &str, success: bool) {
+    let c = cells.entry(cluster.to_string()).or_insert(ClusterCount { successes: 0, n: 0 });
+    c.n += 1;
+    c.successes += u64::from(success);
+}
+
+/// Requirements: pass rate per concern and language (clusters: templates), McNemar per figure.
+pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+    use crate::requirements::outcome::Outcome;
+    let input = inputs.requirements.as_ref()?;
+    let sc = &input.scenario;
+    let summary = crate::requirements::summary::evaluate(
+        sc,
+        records,
+        crate::requirements::summary::Mode::Default,
+        s.seed,
+        s.confidence,
+    );
+    let by_id: BTreeMap<&str, &Record> = records.iter().map(|r| (r.record_id.as_str(), r)).collect();
+    // (concern, language) -> model -> (clusters, items)
+    let mut cells: BTreeMap<(String, String), BTreeMap<String, (Cells, BTreeMap<String, bool>)>> = BTreeMap::new();
+    for e in &summary.evaluations {
+        let passed = match e.outcome {
+            Outcome::Passed => true,
+            Outcome::Failed => false,
+            _ => continue,
+        };
+        let Some(r) = by_id.get(e.record_id.as_str()) else { continue };
+        let slot =
+            cells.entry((r.concern.clone(), r.language.clone())).or_default().entry(r.model.clone()).or_default();
+        tally(&mut slot.0, &format!("{}/{}", r.language, r.template_id), passed);
+        slot.1.insert(item(r), passed);
+    }
+    let models = models_of(order, records);
+    let mut figures = vec![];
+    let mut comparisons = vec![];
+    for ((concern, language), per_model) in &cells {
+        let name = format!("pass rate · {concern} · {language}");
+        let tolerance = sc.requirements.iter().find(|q| &q.concern == concern).map(|q| q.tolerance);
+        for m in &models {
+            if let Some((c, _)) = per_model.get(m) {
+                figures.push(compare::rate("requirements", &name, m, c, s.confidence, tolerance));
+            }
+        }
+        for (a, b) in pairs(&models) {
+            if let (Some((_, ia)), Some((_, ib))) = (per_model.get(a), per_model.get(b))
+                && let Some(c) = compare::mcnemar("requirements", &name, (a, ia), (b, ib))
+            {
+                comparisons.push(c);
+            }
+        }
+    }
+    let templates: usize = summary.templates.len();
+    Some(Section {
+        method: "requirements".into(),
+        title: "Ethical requirements (LangBiTe method)".into(),
+        summary: format!(
+            "{} requirement(s) of the scenario, {templates} template evaluation(s), {} record(s) judged by the scenario's oracles; a pass rate per concern and language, against each requirement's tolerance.",
+            sc.requirements.len(),
+            summary.evaluations.len()
+        ),
+        figures,
+        comparisons,
+        notes: vec![],
+        chart_svg: crate::requirements::chart::pass_rates(&summary.groups),
+        statuses: statuses(records),
+    })
+}
+
+/// BBQ: accuracy and diff-bias in ambiguous and disambiguated contexts per model (bootstrap
+/// over template groups), accuracy as a clustered rate; paired bootstraps between models.
+pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+    use crate::bbq::metrics::{self, BootstrapSettings};
+    let input = inputs.bbq.as_ref()?;
+    let examples = &input.examples;
+    let preds: Vec<crate::bbq::score::Prediction> = records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r.status, Status::Ok | Status::Refused))
+        .map(|(i, r)| crate::bbq::score::Prediction {
+            id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
+            answer: r.response.clone(),
+            model: r.model.clone(),
+            variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+            line: i as u64 + 1,
+            by_likelihood: false,
+            file: String::new(),
+        })
+        .collect();
+    let matched = crate::bbq::score::judge(examples, &preds, "bbq records");
+    let settings = BootstrapSettings { replicates: s.replicates, confidence: s.confidence, seed: s.seed };
+    let by_model = metrics::breakdown(examples, &matched.judged, &["model".into()], &settings);
+    let models = models_of(order, records);
+    let mut figures = vec![];
+    let judged_of =
+        |m: &str| -> Vec<metrics::Judged> { matched.judged.iter().filter(|j| j.model == m).cloned().collect() };
+    for m in &models {
+        let Some(b) = by_model.iter().find(|b| &b.label == m) else { continue };
+        let mut acc = Cells::new();
+        for j in matched.judged.iter().filter(|j| &j.model == m) {
+            let ex = &examples[j.example];
+            tally(&mut acc, &ex.template_id, j.prediction == Some(ex.label));
+        }
+        figures.push(compare::rate("bbq", "accuracy · all", m, &acc, s.confidence, None));
+        let c = &b.counts;
+        for (name, e, n) in [
+            ("accuracy · ambiguous", b.acc_amb, c.n_a + c.n_b + c.n_c),
+            ("accuracy · disambiguated", b.acc_dis, c.n_a + c.n_b + c.n_c),
+            ("diff-bias · ambiguous", b.diff_bias_amb, c.n_a),
+            ("diff-bias · disambiguated", b.diff_bias_dis, c.n_b + c.n_c),
+        ] {
+            figures.push(Figure {
+                method: "bbq".into(),
+                figure: name.into(),
+                model: m.clone(),
+                value: e.value,
+                n,
+                successes: None,
+                interval: e.low.zip(e.high).map(|(low, high)| crate::stats::interval::Interval { low, high }),
+                interval_method: format!("bootstrap over {} template groups", b.units),
+                clustered: None,
+                threshold: None,
+            });
+        }
+    }
+    let mut comparisons = vec![];
+    for (a, b) in pairs(&models) {
+        let (ja, jb) = (judged_of(a), judged_of(b));
+        let cmp = metrics::compare(examples, &ja, &jb, &settings);
+        for (name, d) in
+            [("diff-bias · ambiguous", cmp.diff_bias_amb), ("diff-bias · disambiguated", cmp.diff_bias_dis)]
+        {
+            if let (Some(v), Some(p)) = (d.value, d.p) {
+                let va = figures.iter().find(|f| &f.model == a && f.figure == name).and_then(|f| f.value);
+                let vb = figures.iter().find(|f| &f.model == b && f.figure == name).and_then(|f| f.value);
+                comparisons.push(Comparison {
+                    method: "bbq".into(),
+                    figure: name.into(),
+                    model_a: a.clone(),
+                    model_b: b.clone(),
+                    value_a: va.unwrap_or(f64::NAN),
+                    value_b: vb.unwrap_or(f64::NAN),
+                    difference: v,
+                    interval: d.low.zip(d.high).map(|(low, high)| crate::stats::interval::Interval { low, high }),
+                    discordant: None,
+                    n: examples.len() as u64,
+                    test: format!("{} bootstrap over template groups (bbq::metrics::compare)", cmp.design),
+                    p_value: p,
+                    p_adjusted: p,
+                    significant: false,
+                    detectable: None,
+                });
+            }
+        }
+        // Accuracy: the same examples under both models, resampled by template group.
+        let correct = |js: &[metrics::Judged]| -> BTreeMap<(usize, String), bool> {
+            js.iter()
+                .map(|j| ((j.example, j.variant.clone()), j.prediction == Some(examples[j.example].label)))
+                .collect()
+        };
+        let (ca, cb) = (correct(&ja), correct(&jb));
+        let shared: Vec<(&(usize, String), bool, bool)> =
+            ca.iter().filter_map(|(k, x)| cb.get(k).map(|y| (k, *x, *y))).collect();
+        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, ((ex, _), _, _)) in shared.iter().enumerate() {
+            groups.entry(examples[*ex].template_id.as_str()).or_default().push(i);
+        }
+        let clusters: Vec<Vec<usize>> = groups.into_values().collect();
+        let stat = |idx: &[usize]| {
+            let n = idx.len() as f64;
+            let a = idx.iter().filter(|&&i| shared[i].1).count() as f64 / n;
+            let b = idx.iter().filter(|&&i| shared[i].2).count() as f64 / n;
+            (a, b)
+        };
+        if let Ok(bs) = paired::paired_bootstrap(&clusters, s.replicates, s.confidence, s.seed, stat) {
+            comparisons.push(compare::bootstrap("bbq", "accuracy · all", a, b, &bs));
+        }
+    }
+    Some(Section {
+        method: "bbq".into(),
+        title: "Bias in question answering (BBQ method)".into(),
+        summary: format!(
+            "{} examples ({}), {} answers judged; accuracy and diff-bias in ambiguous and disambiguated contexts.",
+            examples.len(),
+            input.provenance.source,
+            matched.judged.len()
+        ),
+        figures,
+        comparisons,
+        notes: vec![],
+        chart_svg: crate::bbq::chart::accuracy_vs_bias(&by_model, "Accuracy and diff-bias per model"),
+        statuses: statuses(records),
+    })
+}
+
+/// Cross-lingual: refusal rate per language and model (clusters: questions), the language
+/// pairs that differ per model, McNemar between models per language.
+pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+    use crate::crosslingual::analysis::{self, Dataset};
+    let input = inputs.crosslingual.as_ref()?;
+    let lexicon = crate::text::refusal::Lexicon::builtin();
+    let d = Dataset::new("crosslingual records", records.to_vec(), &lexicon);
+    let settings = analysis::Settings { confidence: s.confidence, alpha: s.alpha, seed: s.seed, ..Default::default() };
+    let report = analysis::analyze(&d, &settings);
+    let mut cells: BTreeMap<String, BTreeMap<String, (Cells, BTreeMap<String, bool>)>> = BTreeMap::new();
+    for (r, v) in d.records.iter().zip(&d.verdicts) {
+        let Some(refused) = v.get(settings.detector) else { continue };
+        let slot = cells.entry(r.language.clone()).or_default().entry(r.model.clone()).or_default();
+        tally(&mut slot.0, &r.question_id, refused);
+        slot.1.insert(format!("{}#{}#{}", r.question_id, r.template_id, r.sample_index), refused);
+    }
+    let models = models_of(order, &d.records);
+    let mut figures = vec![];
+    let mut comparisons = vec![];
+    for language in &input.languages {
+        let Some(per_model) = cells.get(language) else { continue };
+        let name = format!("refusal rate · {language}");
+        for m in &models {
+            if let Some((c, _)) = per_model.get(m) {
+                figures.push(compare::rate("crosslingual", &name, m, c, s.confidence, None));
+            }
+        }
+        for (a, b) in pairs(&models) {
+            if let (Some((_, ia)), Some((_, ib))) = (per_model.get(a), per_model.get(b))
+                && let Some(c) = compare::mcnemar("crosslingual", &name, (a, ia), (b, ib))
+            {
+                comparisons.push(c);
+            }
+        }
+    }
+    let mut notes = vec![];
+    let holm = matches!(s.correction, crate::stats::correction::Family::Holm);
+    if let Some(f) = report.families.iter().find(|f| f.name == "pairs x models") {
+        for m in &models {
+            let differ: Vec<String> = f
+                .tests
+                .iter()
+                .filter(|t| t.model.as_deref() == Some(m.as_str()))
+                .filter(|t| if holm { t.significant_holm } else { t.significant_bh })
+                .map(|t| format!("{}–{}", t.a, t.b))
+                .collect();
+            notes.push(if differ.is_empty() {
+                format!(
+                    "{m}: no language pair differs in refusals (McNemar exact, {} over {} tests).",
+                    s.correction.name(),
+                    f.size
+                )
+            } else {
+                format!(
+                    "{m}: refusals differ between {} (McNemar exact, {} over {} tests).",
+                    differ.join(", "),
+                    s.correction.name(),
+                    f.size
+                )
+            });
+        }
+    }
+    Some(Section {
+        method: "crosslingual".into(),
+        title: "Cross-lingual refusals (MSQAD method)".into(),
+        summary: format!(
+            "{} ({}) asked in {}; {} answer(s) judged refused or not by the {:?} detector.",
+            input.provenance.source,
+            input.provenance.size,
+            input.languages.join(", "),
+            report.judged,
+            settings.detector
+        ),
+        figures,
+        comparisons,
+        notes,
+        chart_svg: crate::crosslingual::chart::refusal_rates(
+            &report.rates_by_language_model,
+            "Refusal rate per language and model",
+        ),
+        statuses: statuses(records),
+    })
+}
+
+/// Divergence: CD per aspect and in total per model (bootstrap intervals), and a paired
+/// bootstrap over contexts between models per aspect.
+pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+    use crate::divergence::analysis::{Input, ModelData, Settings as DSettings, analyze};
+    let input = inputs.divergence.as_ref()?;
+    let data = ModelData::Records(
+        records.iter().filter(|r| r.status == Status::Ok || r.status == Status::Refused).cloned().collect(),
+    );
+    let settings = DSettings {
+        bootstrap: crate::divergence::bootstrap::Bootstrap {
+            replicates: s.replicates,
+            confidence: s.confidence,
+            seed: s.seed,
+        },
+        ..Default::default()
+    };
+    let analysis =
+        analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings).ok()?;
+    let models = models_of(order, records);
+    let mut figures = vec![];
+    let est = |e: &crate::divergence::result::Estimate| {
+        e.low.zip(e.high).map(|(low, high)| crate::stats::interval::Interval { low, high })
+    };
+    let unit = format!("{:?}", analysis.unit).to_lowercase();
+    for m in &models {
+        let Some(res) = analysis.models.iter().find(|r| &r.model == m) else { continue };
+        for a in &res.aspects {
+            figures.push(Figure {
+                method: "divergence".into(),
+                figure: format!("CD · {}", a.aspect),
+                model: m.clone(),
+                value: Some(a.cd.value),
+                n: a.contexts.len() as u64,
+                successes: None,
+                interval: est(&a.cd),
+                interval_method: "bootstrap (divergence::bootstrap)".into(),
+                clustered: None,
+                threshold: None,
+            });
+        }
+        figures.push(Figure {
+            method: "divergence".into(),
+            figure: "CD · total".into(),
+            model: m.clone(),
+            value: Some(res.cd.value),
+            n: res.aspects.iter().map(|a| a.contexts.len() as u64).sum(),
+            successes: None,
+            interval: est(&res.cd),
+            interval_method: "bootstrap (divergence::bootstrap)".into(),
+            clustered: None,
+            threshold: None,
+        });
+    }
+    let mut comparisons = vec![];
+    for (a, b) in pairs(&models) {
+        let (Some(ra), Some(rb)) =
+            (analysis.models.iter().find(|r| &r.model == a), analysis.models.iter().find(|r| &r.model == b))
+        else {
+            continue;
+        };
+        for aa in &ra.aspects {
+            let Some(ab) = rb.aspects.iter().find(|x| x.aspect == aa.aspect) else { continue };
+            // Contexts both models have, each its own cluster.
+            let shared: Vec<(&crate::divergence::result::ContextResult, &crate::divergence::result::ContextResult)> =
+                aa.contexts
+                    .iter()
+                    .filter_map(|c| ab.contexts.iter().find(|x| x.context == c.context).map(|x| (c, x)))
+                    .collect();
+            let clusters: Vec<Vec<usize>> = (0..shared.len()).map(|i| vec![i]).collect();
+            let cd = |idx: &[usize], side: usize| -> f64 {
+                let (mut hl, mut nl, mut hw, mut nw) = (0.0, 0.0, 0.0, 0.0);
+                for &i in idx {
+                    let c = if side == 0 { shared[i].0 } else { shared[i].1 };
+                    let culture = c.culture.as_deref();
+                    if culture != Some(crate::divergence::WESTERN) {
+                        hl += c.h_local;
+                        nl += 1.0;
+                    }
+                    if culture != Some(crate::divergence::LOCAL) {
+                        hw += c.h_western;
+                        nw += 1.0;
+                    }
+                }
+                if nl == 0.0 || nw == 0.0 { f64::NAN } else { hl / nl - hw / nw }
+            };
+            let stat = |idx: &[usize]| (cd(idx, 0), cd(idx, 1));
+            if let Ok(bs) = paired::paired_bootstrap(&clusters, s.replicates, s.confidence, s.seed, stat) {
+                let name = format!("CD · {}", aa.aspect);
+                comparisons.push(Comparison {
+                    test: format!("{} over contexts", bs.method),
+                    ..compare::bootstrap("divergence", &name, a, b, &bs)
+                });
+            }
+        }
+    }
+    Some(Section {
+        method: "divergence".into(),
+        title: "Cultural divergence (CD)".into(),
+        summary: format!(
+            "{} ({}), language {}; CD = H(M,L) − H(M,W) in {unit}: negative leans local, positive leans Western.",
+            input.provenance.source, input.provenance.size, analysis.language
+        ),
+        figures: figures.clone(),
+        comparisons,
+        notes: vec![],
+        chart_svg: super::chart::forest(&figures, "CD per aspect and model (negative: local; positive: Western)"),
+        statuses: statuses(records),
+    })
+}
