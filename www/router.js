@@ -2,6 +2,7 @@
 //   #home (or nothing)          the home screen
 //   #study/<step>               the study flow (new, example, report, ...)
 //   #tools/<tab>                an expert tool, by its tab id (tab-<tab>)
+//   #s1.…                       a study's share link: its report
 // A share link (#v1.…) and a bundle address (?bundle=) open in the expert tools' Results.
 
 /** @typedef {{view: "home" | "study" | "tools", step?: string, tab?: string}} Route */
@@ -9,6 +10,7 @@
 /** @returns {Route} */
 export function parseRoute(hash = location.hash, search = location.search) {
   if (hash.startsWith("#v1.")) return { view: "tools", tab: "results" };
+  if (hash.startsWith("#s1.")) return { view: "study", step: "shared" };
   const m = /^#(home|study|tools)(?:\/([\w-]*))?$/.exec(hash);
   if (!m) return new URLSearchParams(search).has("bundle") ? { view: "tools", tab: "results" } : { view: "home" };
   if (m[1] === "tools") return { view: "tools", tab: m[2] || "results" };
@@ -48,7 +50,8 @@ export function setupRouter({ selectTab, onStudy }) {
   }
 
   window.addEventListener("hashchange", () => apply(true));
-  apply(false);
+  // After the caller has `go` in hand: a view opened at load may navigate at once.
+  queueMicrotask(() => apply(false));
   return (hash) => {
     if (location.hash !== hash) location.hash = hash;
     else apply(true);
