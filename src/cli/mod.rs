@@ -19,6 +19,7 @@ mod reference;
 mod requirements;
 mod run;
 mod stats;
+mod study;
 mod transport;
 
 #[derive(Parser)]
@@ -71,6 +72,9 @@ enum Command {
     /// The batch route: export a plan as an OpenAI Batch / Anthropic Message Batches file,
     /// or import a result file into the record table.
     Batch(Box<batch::Args>),
+    /// A study: one question asked of several models across the four methods, from the
+    /// study document to one report (report.json and a self-contained report.html).
+    Study(Box<study::Args>),
     /// The command reference (docs/cli.md) as Markdown, from these definitions.
     #[command(hide = true)]
     HelpMarkdown,
@@ -184,6 +188,7 @@ pub fn main() -> ExitCode {
         Command::Crosslingual(a) => crosslingual::run(*a),
         Command::Run(a) => run::run(*a),
         Command::Batch(a) => batch::run(*a),
+        Command::Study(a) => study::run(*a),
         Command::HelpMarkdown => print(&reference::markdown(Cli::command())).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -1,0 +1,168 @@
+//! `evenhand study plan|run|report`: a study from its document to its report, the same core
+//! as the page's study flow. Files the study names are read from beside the study file.
+//! `run` answers the simulated targets and sends the provider targets' calls through the same
+//! engine and journal as `evenhand run` (a rerun resumes); `report` writes report.json and
+//! report.html from the study, its simulated targets and the record files given.
+
+use super::{Failure, Outcome, create_dir, note, print_json, read, read_text, write_in};
+use evenhand::study::{self, Session};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Calls, prompt tokens and cost per method and target, as JSON on stdout.
+    Plan(Common),
+    /// Answer the simulated targets and run the provider targets (keys from environment
+    /// variables, as `evenhand run`); writes cases.jsonl, run-spec.json, records.jsonl (and its
+    /// journal), then the report, into --out.
+    Run(RunArgs),
+    /// Write report.json and report.html into --out from the study, its simulated targets and
+    /// the record files given.
+    Report(ReportArgs),
+}
+
+#[derive(clap::Args)]
+pub struct Common {
+    /// The study document (evenhand-study v1 JSON).
+    #[arg(long)]
+    pub study: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The folder the cases, records, journal and report go to.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// A run spec to use instead of the study's skeleton (base URLs, limits, retry policy);
+    /// its samples must be 1, since the study's cases carry their samples.
+    #[arg(long)]
+    pub spec: Option<PathBuf>,
+    /// Start even when the estimate asks for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+    /// Ignore an existing journal: every call is sent again.
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A record file: a table with a method column, or METHOD=FILE for one method's records
+    /// (requirements, bbq, crosslingual, divergence). Repeatable.
+    #[arg(long)]
+    pub records: Vec<String>,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The report's timestamp (default: now), for reports that must be byte-identical.
+    #[arg(long, hide = true)]
+    pub generated_at: Option<String>,
+}
+
+fn open(path: &Path) -> Result<Session, Failure> {
+    let name = path.display().to_string();
+    let mut s = Session::open(&name, &read_text(path)?)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for (_, file) in s.missing() {
+        let bytes = read(&dir.join(&file))?;
+        s.add_file(&file, &bytes)?;
+    }
+    Ok(s)
+}
+
+fn now() -> String {
+    let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    evenhand::run::rfc3339(ms)
+}
+
+fn write_report(s: &Session, out: &Path, generated_at: &str) -> Outcome {
+    create_dir(out)?;
+    let r = s.report(generated_at)?;
+    let json = write_in(out, "report.json", &study::html::report_json(&r))?;
+    let html = write_in(out, "report.html", &study::html::render(&r))?;
+    print_json(&serde_json::json!({
+        "report_json": json.display().to_string(),
+        "report_html": html.display().to_string(),
+        "models": r.models,
+        "comparisons": r.family.size,
+        "significant": r.family.significant,
+    }))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn add_records(s: &mut Session, spec: &str) -> Result<(), Failure> {
+    let (method, path) = match spec.split_once('=') {
+        Some((m, p)) if study::format::METHODS.contains(&m) => (Some(m), p),
+        _ => (None, spec),
+    };
+    let path = Path::new(path);
+    let summary = s.add_records(&path.display().to_string(), &read(path)?, method)?;
+    for p in &summary.problems {
+        note(format_args!("warning: {p}"));
+    }
+    Ok(())
+}
+
+pub fn run(a: Args) -> Outcome {
+    match a.command {
+        Command::Plan(c) => {
+            let s = open(&c.study)?;
+            print_json(&s.plan()?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Report(r) => {
+            let mut s = open(&r.common.study)?;
+            if s.study.targets.iter().any(|t| t.is_simulated()) {
+                s.simulate()?;
+            }
+            for spec in &r.records {
+                add_records(&mut s, spec)?;
+            }
+            write_report(&s, &r.out, &r.generated_at.unwrap_or_else(now))
+        }
+        Command::Run(r) => {
+            let mut s = open(&r.common.study)?;
+            create_dir(&r.out)?;
+            if s.study.targets.iter().any(|t| t.is_simulated()) {
+                s.simulate()?;
+            }
+            if s.study.targets.iter().any(|t| !t.is_simulated()) {
+                let cases = r.out.join("cases.jsonl");
+                super::write_cases(&cases, &s.run_cases()?)?;
+                let spec = match &r.spec {
+                    Some(p) => p.clone(),
+                    None => write_in(&r.out, "run-spec.json", &serde_json::to_string_pretty(&s.run_spec())?)?,
+                };
+                let records = r.out.join("records.jsonl");
+                let args = super::run::Args {
+                    scenario: spec,
+                    out: records.clone(),
+                    cases: Some(cases),
+                    yes: r.yes,
+                    dry_run: false,
+                    fresh: r.fresh,
+                    retry_failed: false,
+                    embed: None,
+                    batch_size: 64,
+                    embeddings_out: None,
+                };
+                super::run::run(args)?;
+                let summary = s.add_records(&records.display().to_string(), &read(&records)?, None)?;
+                for p in &summary.problems {
+                    note(format_args!("warning: {p}"));
+                }
+            }
+            write_report(&s, &r.out, &now())
+        }
+    }
+}
