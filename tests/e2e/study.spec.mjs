@@ -263,6 +263,7 @@ test("16d. a new study over two mocked providers: all four methods, faults, a re
       }
       expect(offline.tried).toEqual([]);
       await offline.page.screenshot({ path: "target/e2e-results/screens/study-report-html.png", fullPage: true });
+      await offline.page.screenshot({ path: "target/e2e-results/screens/study-report-html-top.png" });
       console.log(`downloaded report: ${svgs} charts, ${tables} tables, ${html.length} bytes, no request`);
     } finally {
       await offline.context.close();

@@ -8,6 +8,7 @@ import { METHODS } from "./study-setup.js";
 const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? "–" : Number(x).toFixed(digits));
 const pct = (x) => (x == null || !Number.isFinite(x) ? "–" : `${(x * 100).toFixed(1)}%`);
 const interval = (i, f = pct) => (i ? `${f(i.low)} to ${f(i.high)}` : "–");
+const pValue = (p) => (p != null && p < 0.0001 ? "< 0.0001" : num(p, 4));
 const methodName = (id) => METHODS.find((m) => m.id === id)?.name ?? id;
 
 /** @param {import("../rpc.js").AnalysisCall} call */
@@ -102,8 +103,8 @@ function section(s) {
   const chart = el("img", { class: "chart report-chart" });
   if (s.chart_svg) setSvg(chart, s.chart_svg, `${s.title}: the main chart`);
   else chart.hidden = true;
-  const rate = s.figures.some((f) => f.successes != null);
-  const show = rate ? pct : (x) => num(x);
+  // A rate (successes among n) reads as a percentage; other figures (diff-bias, CD) as numbers.
+  const showOf = (f) => (f.successes != null ? pct : (x) => num(x));
   return el("section", { id, class: "report-section", "aria-labelledby": `${id}-title` },
     el("h3", { id: `${id}-title`, text: s.title ?? methodName(s.method) }),
     el("p", { text: s.summary }),
@@ -112,7 +113,7 @@ function section(s) {
       el("caption", { text: `${s.title}: each model's figures` }),
       el("thead", {}, el("tr", {}, ["Figure", "Model", "Value", "Interval", "Cluster-robust interval", "Design effect", "n"]
         .map((h) => el("th", { scope: "col", text: h })))),
-      el("tbody", {}, s.figures.map((f) => el("tr", { class: f.clustered?.verdict_disagrees ? "disagrees" : null },
+      el("tbody", {}, s.figures.map((f) => [f, showOf(f)]).map(([f, show]) => el("tr", { class: f.clustered?.verdict_disagrees ? "disagrees" : null },
         el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: show(f.value) }),
         el("td", { text: `${interval(f.interval, show)} (${f.interval_method})` }),
         el("td", { text: f.clustered ? `${interval(f.clustered.interval, show)}${f.clustered.verdict_disagrees ? " (verdict differs)" : ""}` : "–" }),
@@ -142,7 +143,7 @@ function paired(r, sections) {
         el("td", { text: methodName(c.method) }), el("td", { text: c.figure }), el("td", { text: `${c.model_a} − ${c.model_b}` }),
         el("td", { text: `${num(c.difference)}${c.interval ? ` (${interval(c.interval, (x) => num(x))})` : ""}` }),
         el("td", { text: c.test + (c.discordant ? ` (discordant ${c.discordant[0]} / ${c.discordant[1]})` : "") }),
-        el("td", { text: c.n }), el("td", { text: num(c.p_value, 4) }), el("td", { text: num(c.p_adjusted, 4) }),
+        el("td", { text: c.n }), el("td", { text: pValue(c.p_value) }), el("td", { text: pValue(c.p_adjusted) }),
         el("td", { text: c.significant ? "yes" : "no" }), el("td", { text: c.detectable != null ? num(c.detectable) : "–" }))))))
       : el("p", { text: "No pair of models shares items to compare." }));
 }
