@@ -274,3 +274,42 @@ test("16d. a new study over two mocked providers: all four methods, faults, a re
     two.stop();
   }
 });
+
+test("16e. responses collected elsewhere: the study's cases out, one record table with a method column in, to the report", async ({ page }) => {
+  const errors = watchErrors(page);
+  await open(page, "./");
+  const study = {
+    format: "evenhand-study", version: 1, title: "Uploaded responses", question: "Do two models refuse alike?",
+    targets: ["openai-compatible:model-u", "openai-compatible:model-v"],
+    methods: {
+      requirements: { scenario: { builtin: "default" } },
+      crosslingual: { questions: { builtin: "evenhand" }, languages: ["en", "es"], modes: ["non_acceptable"] },
+    },
+  };
+  await page.locator("#home-study-file").setInputFiles({ name: "uploaded-study.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(study)) });
+  await expect(page).toHaveURL(/#study\/plan-file$/);
+  await page.getByRole("link", { name: "Next: run or upload" }).click();
+  await expect(page.getByRole("button", { name: "Run the study" })).toBeDisabled(); // no keys for a file's providers
+  await expect(page.locator("#study-run-note")).toContainText("Upload their responses");
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the cases (JSONL)" }).click()]);
+  const cases = readFileSync(await dl.path(), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  expect(new Set(cases.map((c) => c.method))).toEqual(new Set(["requirements", "crosslingual"]));
+  // Each model "answers" every case; model-v refuses every third cross-lingual question.
+  const rows = cases.flatMap((c, i) => ["model-u", "model-v"].map((model) => ({
+    ...c, record_id: `${c.record_id || c.case_id}-${model}`, provider: "openai-compatible", model, status: "ok",
+    response: model === "model-v" && c.method === "crosslingual" && i % 3 === 0 ? "I'm sorry, but I can't help with that." : "Yes.",
+  })));
+  await page.getByLabel("One record table with a method column").setInputFiles({ name: "answers.jsonl", mimeType: "application/x-ndjson",
+    buffer: Buffer.from(rows.map((r) => JSON.stringify(r)).join("\n") + "\n") });
+  await expect(page.locator("#study-upload-result")).toContainText(`answers.jsonl: ${rows.length} records`);
+  await shot(page, "study-upload");
+  await page.getByRole("button", { name: "Make the report" }).click();
+  await expect(page).toHaveURL(/#study\/report$/);
+  await expect(page.locator("#study-section-crosslingual img.report-chart")).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator("#study-section-requirements")).toBeVisible();
+  await expect(page.locator("#study-models tbody tr")).toHaveCount(2);
+  await expect(page.locator("#study-limitations")).toContainText("answers.jsonl");
+  // model-v refuses more: the paired McNemar test on the same questions says so.
+  await expect(page.locator("#study-paired")).toContainText("refusal rate");
+  expect(errors).toEqual([]);
+});

@@ -3,7 +3,7 @@
 // (run-worker.js, the Run tab's), so it pauses, resumes, survives a reload from IndexedDB and
 // never pays for a stored answer twice; its records go back to the study when it finishes.
 // Uploads: one file per method, or one record table with a method column.
-import { el, busy, errorMessage, plural, showIn } from "../dom.js";
+import { el, busy, download, errorMessage, plural, showIn } from "../dom.js";
 import { keysFor, setKey } from "../keys.js";
 import { METHODS, describe } from "./study-setup.js";
 
@@ -15,7 +15,8 @@ const ORIGIN = "study";
  * @param {import("../rpc.js").AnalysisCall} call
  * @param {() => Promise<{worker: Worker, runCall: import("../rpc.js").RunCall}>} engineReady
  * @param {{providerTargets: () => any[], params: () => any, reported: () => Promise<void>,
- *   opened: (summary: any) => void}} hooks
+ *   opened: (summary: any) => void, cannotRun: () => string | null}} hooks
+ *   `cannotRun()` says why this study cannot be run here (null when it can)
  */
 export function createStudyRun(call, engineReady, hooks) {
   const status = el("p", { id: "study-run-status", role: "status" });
@@ -53,6 +54,7 @@ export function createStudyRun(call, engineReady, hooks) {
   const tableInput = el("input", { type: "file", id: "study-up-table", accept: ".csv,.jsonl,.json,.tsv" });
   const uploadResult = el("div", { id: "study-upload-result", "aria-live": "polite" });
   const reportButton = el("button", { type: "button", class: "primary", id: "study-make-report", text: "Make the report" });
+  const casesButton = el("button", { type: "button", id: "study-cases-download", text: "Download the cases (JSONL)" });
 
   const step = el("section", { class: "study-step", "data-step": "run", "aria-labelledby": "study-step4-title" },
     el("h2", { id: "study-step4-title", tabindex: -1, text: "4. Run or upload" }),
@@ -65,7 +67,9 @@ export function createStudyRun(call, engineReady, hooks) {
       el("section", { "aria-labelledby": "study-upload-title" },
         el("h3", { id: "study-upload-title", text: "Or upload responses you have" }),
         el("p", { class: "help", text: "Record files (CSV, JSONL or JSON) as the Upload tab reads them: one per method, "
-          + "or one table whose method column names each row's method." }),
+          + "or one table whose method column names each row's method. To collect them elsewhere (a batch job, "
+          + "another tool), start from the study's cases: each carries its method and item." }),
+        el("div", { class: "buttons" }, casesButton),
         METHODS.map((m, i) => el("div", { class: "row" }, el("label", { for: uploadInputs[i].id, text: `${m.name} records` }), uploadInputs[i])),
         el("div", { class: "row" }, el("label", { for: tableInput.id, text: "One record table with a method column" }), tableInput),
         uploadResult)),
@@ -209,6 +213,14 @@ export function createStudyRun(call, engineReady, hooks) {
       showIn(error, describe(err));
     }
   }
+  casesButton.addEventListener("click", () => busy(casesButton, async () => {
+    showIn(error);
+    try {
+      download("evenhand-study-cases.jsonl", await call("studyRunCases"), "application/x-ndjson");
+    } catch (err) {
+      showIn(error, describe(err));
+    }
+  }));
   METHODS.forEach((m, i) => uploadInputs[i].addEventListener("change", () => addFile(uploadInputs[i], m.id)));
   tableInput.addEventListener("change", () => addFile(tableInput, null));
   reportButton.addEventListener("click", () => busy(reportButton, async () => {
@@ -221,8 +233,15 @@ export function createStudyRun(call, engineReady, hooks) {
     }
   }));
 
+  const runNote = el("p", { class: "help", id: "study-run-note", hidden: true });
+  runButton.after(runNote);
+
   /** A study run a reload interrupted: offered with Resume (keys typed again unless remembered). */
   async function offerResume() {
+    const why = hooks.cannotRun();
+    runButton.disabled = Boolean(why);
+    runNote.textContent = why ?? "";
+    runNote.hidden = !why;
     const { runCall } = await getEngine();
     const runs = (await runCall("unfinished")).filter((r) => r.origin === ORIGIN && localStorage.getItem(STORE + r.run_id));
     if (!runs.length || current) {

@@ -42,6 +42,12 @@ export function createStudy(call, engineReady, go) {
     params: setup.params,
     opened,
     reported: async () => go("#study/report"),
+    // The run's targets, keys and base URLs come from step 2's form; a study file's own
+    // provider targets have none, so such a study is answered by upload (or rebuilt in the form).
+    cannotRun: () => (open?.from_form === false && open.targets.some((t) => !t.startsWith("simulated:"))
+      ? "This study came from a file: its provider models have no keys or addresses here. Upload their responses, "
+        + "or describe the study in steps 1 and 2 to run it."
+      : null),
   });
   view.append(stepper, banner, ...setup.steps, run.step, report.step, missing);
   const steps = /** @type {HTMLElement[]} */ ([...view.querySelectorAll(".study-step")]);
