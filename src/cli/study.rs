@@ -106,7 +106,10 @@ fn add_records(s: &mut Session, spec: &str) -> Result<(), Failure> {
         _ => (None, spec),
     };
     let path = Path::new(path);
-    let summary = s.add_records(&path.display().to_string(), &read(path)?, method)?;
+    // The file's name alone, as the page knows it: the report quotes it, and must not differ
+    // between the two by where the file happened to lie.
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let summary = s.add_records(&name, &read(path)?, method)?;
     for p in &summary.problems {
         note(format_args!("warning: {p}"));
     }
@@ -157,7 +160,7 @@ pub fn run(a: Args) -> Outcome {
                     embeddings_out: None,
                 };
                 super::run::run(args)?;
-                let summary = s.add_records(&records.display().to_string(), &read(&records)?, None)?;
+                let summary = s.add_records("records.jsonl", &read(&records)?, None)?;
                 for p in &summary.problems {
                     note(format_args!("warning: {p}"));
                 }

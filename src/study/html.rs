@@ -31,7 +31,7 @@ fn opt(x: Option<f64>) -> String {
 }
 
 fn p(x: f64) -> String {
-    if x < 0.0001 { "< 0.0001".into() } else { format!("{x:.4}") }
+    if x < 0.0001 { "&lt; 0.0001".into() } else { format!("{x:.4}") }
 }
 
 fn interval(i: Option<crate::stats::interval::Interval>) -> String {

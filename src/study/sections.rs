@@ -193,51 +193,48 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     let mut comparisons = vec![];
     for (a, b) in pairs(&models) {
         let (ja, jb) = (judged_of(a), judged_of(b));
-        let cmp = metrics::compare(examples, &ja, &jb, &settings);
-        for (name, d) in
-            [("diff-bias · ambiguous", cmp.diff_bias_amb), ("diff-bias · disambiguated", cmp.diff_bias_dis)]
-        {
-            if let (Some(v), Some(p)) = (d.value, d.p) {
-                let va = figures.iter().find(|f| &f.model == a && f.figure == name).and_then(|f| f.value);
-                let vb = figures.iter().find(|f| &f.model == b && f.figure == name).and_then(|f| f.value);
-                comparisons.push(Comparison {
-                    method: "bbq".into(),
-                    figure: name.into(),
-                    model_a: a.clone(),
-                    model_b: b.clone(),
-                    value_a: va.unwrap_or(f64::NAN),
-                    value_b: vb.unwrap_or(f64::NAN),
-                    difference: v,
-                    interval: d.low.zip(d.high).map(|(low, high)| crate::stats::interval::Interval { low, high }),
-                    discordant: None,
-                    n: examples.len() as u64,
-                    test: format!("{} bootstrap over template groups (bbq::metrics::compare)", cmp.design),
-                    p_value: p,
-                    p_adjusted: p,
-                    significant: false,
-                    detectable: None,
-                });
-            }
-        }
-        // Accuracy: the same examples under both models, resampled by template group.
-        let correct = |js: &[metrics::Judged]| -> BTreeMap<(usize, String), bool> {
-            js.iter()
-                .map(|j| ((j.example, j.variant.clone()), j.prediction == Some(examples[j.example].label)))
-                .collect()
+        // The same examples under both models, resampled by template group (one draw for both).
+        let by_item = |js: &[metrics::Judged]| -> BTreeMap<(usize, String), Option<usize>> {
+            js.iter().map(|j| ((j.example, j.variant.clone()), j.prediction)).collect()
         };
-        let (ca, cb) = (correct(&ja), correct(&jb));
-        let shared: Vec<(&(usize, String), bool, bool)> =
-            ca.iter().filter_map(|(k, x)| cb.get(k).map(|y| (k, *x, *y))).collect();
+        let (pa, pb) = (by_item(&ja), by_item(&jb));
+        let shared: Vec<(usize, Option<usize>, Option<usize>)> =
+            pa.iter().filter_map(|(k, x)| pb.get(k).map(|y| (k.0, *x, *y))).collect();
         let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, ((ex, _), _, _)) in shared.iter().enumerate() {
-            groups.entry(examples[*ex].template_id.as_str()).or_default().push(i);
+        for (i, (ex, _, _)) in shared.iter().enumerate() {
+            let ex = &examples[*ex];
+            let unit = if ex.template_id.is_empty() { ex.id.as_str() } else { ex.template_id.as_str() };
+            groups.entry(unit).or_default().push(i);
         }
         let clusters: Vec<Vec<usize>> = groups.into_values().collect();
+        let counts = |idx: &[usize]| {
+            let (mut ca, mut cb) = (metrics::Counts::default(), metrics::Counts::default());
+            for &i in idx {
+                let (ex, x, y) = shared[i];
+                ca.add(&examples[ex], x);
+                cb.add(&examples[ex], y);
+            }
+            (metrics::scores(&ca), metrics::scores(&cb))
+        };
+        let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
+        type Metric = fn(&metrics::Scores) -> Option<f64>;
+        let metrics_of: [(&str, Metric); 2] =
+            [("diff-bias · ambiguous", |s| s.diff_bias_amb), ("diff-bias · disambiguated", |s| s.diff_bias_dis)];
+        for (name, metric) in metrics_of {
+            let stat = |idx: &[usize]| {
+                let (x, y) = counts(idx);
+                (nan(metric(&x)), nan(metric(&y)))
+            };
+            if let Ok(bs) = paired::paired_bootstrap(&clusters, s.replicates, s.confidence, s.seed, stat) {
+                comparisons.push(compare::bootstrap("bbq", name, a, b, &bs));
+            }
+        }
         let stat = |idx: &[usize]| {
             let n = idx.len() as f64;
-            let a = idx.iter().filter(|&&i| shared[i].1).count() as f64 / n;
-            let b = idx.iter().filter(|&&i| shared[i].2).count() as f64 / n;
-            (a, b)
+            let right = |pick: fn(&(usize, Option<usize>, Option<usize>)) -> Option<usize>| {
+                idx.iter().filter(|&&i| pick(&shared[i]) == Some(examples[shared[i].0].label)).count() as f64 / n
+            };
+            (right(|t| t.1), right(|t| t.2))
         };
         if let Ok(bs) = paired::paired_bootstrap(&clusters, s.replicates, s.confidence, s.seed, stat) {
             comparisons.push(compare::bootstrap("bbq", "accuracy · all", a, b, &bs));
@@ -448,7 +445,11 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
         ),
         figures: figures.clone(),
         comparisons,
-        notes: vec![],
+        notes: analysis
+            .skipped_aspects
+            .iter()
+            .map(|k| format!("Aspect {} left out: {}.", k.aspect, k.reason))
+            .collect(),
         chart_svg: super::chart::forest(&figures, "CD per aspect and model (negative: local; positive: Western)"),
         statuses: statuses(records),
     })
