@@ -43,7 +43,10 @@ function opened(session) {
   studySession = session;
   reportTime = null;
   const doc = JSON.parse(session.study_json());
-  return { title: doc.title, targets: doc.targets, methods: Object.keys(doc.methods) };
+  /** @type {Record<string, Record<string, number>>} */
+  const coverage = session.coverage();
+  const records = Object.values(coverage).flatMap((byModel) => Object.values(byModel)).reduce((a, b) => a + b, 0);
+  return { title: doc.title, targets: doc.targets, methods: Object.keys(doc.methods), records };
 }
 const ready = init().then(
   () => {

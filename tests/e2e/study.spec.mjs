@@ -313,3 +313,36 @@ test("16e. responses collected elsewhere: the study's cases out, one record tabl
   await expect(page.locator("#study-paired")).toContainText("refusal rate");
   expect(errors).toEqual([]);
 });
+
+test("16f. the example's share link and its bundle rebuild the same report", async ({ page, context }) => {
+  await openExample(page);
+  const shown = async (p) => ({
+    summary: await p.locator("#study-summary").innerText(),
+    bbq: await p.locator("#study-section-bbq .report-figures tbody").innerText(),
+    paired: await p.locator("#study-paired tbody").innerText(),
+  });
+  const before = await shown(page);
+  await page.getByRole("button", { name: "Copy the share link" }).click();
+  await expect(page.getByLabel("Study share link")).toHaveValue(/\/#s1\.[A-Za-z0-9_-]+$/);
+  const link = await page.getByLabel("Study share link").inputValue();
+  const [bundle] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the study bundle" }).click()]);
+  const bundleText = readFileSync(await bundle.path(), "utf8");
+  expect(JSON.parse(bundleText).format).toBe("evenhand-study-bundle");
+
+  const shared = await context.newPage();
+  await open(shared, link);
+  await expect(shared.locator("#study-section-bbq")).toBeVisible({ timeout: 15_000 });
+  expect(await shown(shared)).toEqual(before);
+
+  const fromBundle = await context.newPage();
+  await open(fromBundle, "./");
+  await fromBundle.locator("#home-study-file").setInputFiles({ name: "example-bundle.json", mimeType: "application/json", buffer: Buffer.from(bundleText) });
+  await expect(fromBundle).toHaveURL(/#study\/report$/);
+  await expect(fromBundle.locator("#study-section-bbq")).toBeVisible({ timeout: 15_000 });
+  expect(await shown(fromBundle)).toEqual(before);
+
+  // A damaged link says so.
+  const broken = await context.newPage();
+  await open(broken, "./#s1.not-a-study");
+  await expect(broken.locator("#study-report-error")).toContainText("This study link could not be opened");
+});

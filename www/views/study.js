@@ -130,8 +130,9 @@ export function createStudy(call, engineReady, go) {
     if (!file) return;
     showIn(errorBox);
     try {
-      opened(await call("studyOpen", file.name, await file.text()));
-      go("#study/plan-file");
+      // A bundle brings its records: straight to its report. A study starts at its plan.
+      const summary = opened(await call("studyOpen", file.name, await file.text()));
+      go(summary.records ? "#study/report" : "#study/plan-file");
     } catch (err) {
       showIn(errorBox, `The study could not be opened. ${describe(err)}`);
     } finally {
