@@ -6,6 +6,7 @@
 //! refusal lexicon), `providers` (wire formats), `run` (plans, journals, the run engine),
 //! `report` (the SVG writer) and `simulate` (the simulated model).
 //! Methods, one folder each: `bbq`, `crosslingual`, `divergence`, `requirements`, and `demo`.
+//! Above them, `study`: one question across the four methods and several models, one report.
 
 pub mod bbq;
 pub mod crosslingual;

@@ -64,6 +64,10 @@ fn item(r: &Record) -> String {
 }
 
 type Cells = BTreeMap<String, ClusterCount>;
+/// Per model: the cluster counts of a rate and each item's outcome (for the paired test).
+type PerModel = BTreeMap<String, (Cells, BTreeMap<String, bool>)>;
+/// One BBQ item under both models: (example, A's choice, B's choice).
+type Pair = (usize, Option<usize>, Option<usize>);
 
 fn tally(cells: &mut Cells, cluster: &str, success: bool) {
     let c = cells.entry(cluster.to_string()).or_insert(ClusterCount { successes: 0, n: 0 });
@@ -85,7 +89,7 @@ pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Se
     );
     let by_id: BTreeMap<&str, &Record> = records.iter().map(|r| (r.record_id.as_str(), r)).collect();
     // (concern, language) -> model -> (clusters, items)
-    let mut cells: BTreeMap<(String, String), BTreeMap<String, (Cells, BTreeMap<String, bool>)>> = BTreeMap::new();
+    let mut cells: BTreeMap<(String, String), PerModel> = BTreeMap::new();
     for e in &summary.evaluations {
         let passed = match e.outcome {
             Outcome::Passed => true,
@@ -198,8 +202,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             js.iter().map(|j| ((j.example, j.variant.clone()), j.prediction)).collect()
         };
         let (pa, pb) = (by_item(&ja), by_item(&jb));
-        let shared: Vec<(usize, Option<usize>, Option<usize>)> =
-            pa.iter().filter_map(|(k, x)| pb.get(k).map(|y| (k.0, *x, *y))).collect();
+        let shared: Vec<Pair> = pa.iter().filter_map(|(k, x)| pb.get(k).map(|y| (k.0, *x, *y))).collect();
         let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (i, (ex, _, _)) in shared.iter().enumerate() {
             let ex = &examples[*ex];
@@ -231,7 +234,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
         }
         let stat = |idx: &[usize]| {
             let n = idx.len() as f64;
-            let right = |pick: fn(&(usize, Option<usize>, Option<usize>)) -> Option<usize>| {
+            let right = |pick: fn(&Pair) -> Option<usize>| {
                 idx.iter().filter(|&&i| pick(&shared[i]) == Some(examples[shared[i].0].label)).count() as f64 / n
             };
             (right(|t| t.1), right(|t| t.2))
@@ -266,7 +269,7 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
     let d = Dataset::new("crosslingual records", records.to_vec(), &lexicon);
     let settings = analysis::Settings { confidence: s.confidence, alpha: s.alpha, seed: s.seed, ..Default::default() };
     let report = analysis::analyze(&d, &settings);
-    let mut cells: BTreeMap<String, BTreeMap<String, (Cells, BTreeMap<String, bool>)>> = BTreeMap::new();
+    let mut cells: BTreeMap<String, PerModel> = BTreeMap::new();
     for (r, v) in d.records.iter().zip(&d.verdicts) {
         let Some(refused) = v.get(settings.detector) else { continue };
         let slot = cells.entry(r.language.clone()).or_default().entry(r.model.clone()).or_default();
