@@ -3,6 +3,8 @@
 import { $, el, errorMessage, problemList, showIn } from "./dom.js";
 import { connect } from "./rpc.js";
 import { setupTabs } from "./tabs.js";
+import { setupMenu } from "./menu.js";
+import { setupRouter } from "./router.js";
 import { describeReproduction, openBundleUrl } from "./bundles.js";
 import { createResults } from "./views/results.js";
 import { createDesign } from "./views/design.js";
@@ -12,7 +14,8 @@ import { createShare } from "./views/share.js";
 import { createBenchmarks } from "./views/benchmarks.js";
 import { createDivergence } from "./views/divergence.js";
 import { createCrosslingual } from "./views/crosslingual.js";
-import { createRun } from "./views/run.js";
+import { createRun, startRunWorker } from "./views/run.js";
+import { createStudy } from "./views/study.js";
 import { createRequirements } from "./views/requirements.js";
 import { buildLabel, loadBuildInfo } from "./build-info.js";
 import { registerOffline } from "./offline.js";
@@ -21,7 +24,22 @@ import { registerOffline } from "./offline.js";
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
 /** @type {import("./rpc.js").AnalysisCall} */
 const call = connect(worker);
-const showTab = setupTabs(document.querySelector('[role="tablist"]'));
+// A tab chosen in the tools goes into the address (#tools/<tab>), so it can be bookmarked.
+const tabs = setupTabs(document.querySelector('[role="tablist"]'), (name) => {
+  if (location.hash !== `#tools/${name}`) location.hash = `tools/${name}`;
+});
+const showTab = tabs.show;
+setupMenu($("tools-menu-button"), $("tools-menu"));
+
+// The run engine's worker starts once the page is ready (startRuns); the study flow waits for it.
+/** @type {(engine: {worker: Worker, runCall: import("./rpc.js").RunCall}) => void} */
+let engineStarted;
+const engine = new Promise((resolve) => { engineStarted = resolve; });
+let study = null;
+// The study view is built on first use: the home screen and the tools do not wait for it.
+const theStudy = () => (study ??= createStudy(call, () => engine, (hash) => go(hash)));
+const go = setupRouter({ selectTab: tabs.select, onStudy: (step) => theStudy().route(step) });
+$("home-study-file").addEventListener("change", () => theStudy().openFile($("home-study-file"), $("home-error")));
 
 /** A message at the top of Results: kind "ok" or "error". */
 function notice(kind, ...content) {
@@ -123,10 +141,12 @@ async function boot() {
 /** Provider runs have their own worker and wasm; started once the page is ready, so they do not
  *  delay the first results, and a failure there does not stop the rest of the page. */
 function startRuns(refresh) {
+  const started = startRunWorker();
+  engineStarted(started);
   createRun(call, async () => {
     await refresh();
     showTab("results");
-  }).then(
+  }, started).then(
     () => { $("panel-run").dataset.ready = "1"; },
     (err) => {
       showIn($("run-plan-error"), `Runs against providers are unavailable: ${errorMessage(err)}`);

@@ -100,7 +100,8 @@ export async function unfinishedRuns() {
     const rows = await result(db.transaction("records").objectStore("records").index("run").getAll(run.run_id));
     const answered = rows.filter((r) => ANSWERED.has(r.status)).length;
     out.push({ run_id: run.run_id, created: run.created, state: run.state, total: run.total, answered,
-      failed: rows.length - answered, keyed: run.keyed ?? [], targets: run.spec.targets.map((t) => t.id) });
+      failed: rows.length - answered, keyed: run.keyed ?? [], targets: run.spec.targets.map((t) => t.id),
+      origin: run.cases?.origin ?? null });
   }
   return out.sort((a, b) => b.created - a.created);
 }

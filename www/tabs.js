@@ -1,9 +1,15 @@
-// The tab bar: a WAI-ARIA tablist with roving tabindex. Arrow keys, Home and End move
-// between tabs and show them; Enter and Space work because the tabs are buttons.
+// The expert tools' tab bar: a WAI-ARIA tablist with roving tabindex. Arrow keys, Home and End
+// move between tabs and show them; Enter and Space work because the tabs are buttons.
 
-export function setupTabs(tablist) {
-  const tabs = [...tablist.querySelectorAll('[role="tab"]')];
+/**
+ * @param {Element} tablist
+ * @param {(name: string) => void} onShow told when a click, a key or `show` selects a tab
+ *   (the page puts it in the address), not when `select` does
+ */
+export function setupTabs(tablist, onShow) {
+  const tabs = /** @type {HTMLElement[]} */ ([...tablist.querySelectorAll('[role="tab"]')]);
   const panelOf = (tab) => document.getElementById(tab.getAttribute("aria-controls"));
+  const nameOf = (tab) => tab.id.replace(/^tab-/, "");
 
   function select(tab, focus = false) {
     for (const t of tabs) {
@@ -16,12 +22,14 @@ export function setupTabs(tablist) {
   }
 
   tablist.addEventListener("click", (event) => {
-    const tab = event.target.closest('[role="tab"]');
-    if (tab) select(tab);
+    const tab = /** @type {HTMLElement} */ (event.target).closest('[role="tab"]');
+    if (!tab) return;
+    select(tab);
+    onShow(nameOf(tab));
   });
 
-  tablist.addEventListener("keydown", (event) => {
-    const i = tabs.indexOf(document.activeElement);
+  tablist.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
+    const i = tabs.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     if (i < 0) return;
     const target = {
       ArrowRight: tabs[(i + 1) % tabs.length],
@@ -32,8 +40,17 @@ export function setupTabs(tablist) {
     if (!target) return;
     event.preventDefault();
     select(target, true);
+    onShow(nameOf(target));
   });
 
-  /** Shows a tab by name ("results", "upload", ...). */
-  return (name) => select(document.getElementById(`tab-${name}`));
+  const byName = (name) => document.getElementById(`tab-${name}`);
+  return {
+    /** Shows a tab by name ("results", "upload", ...), as a click would. */
+    show: (name) => {
+      select(byName(name));
+      onShow(name);
+    },
+    /** Selects a tab without telling `onShow` (the address already names it). */
+    select: (name) => select(byName(name)),
+  };
 }

@@ -1,7 +1,7 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { Workspace, BbqSession, DivergenceSession, CrosslingualSession, RequirementsSession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
+import init, { Workspace, BbqSession, DivergenceSession, CrosslingualSession, RequirementsSession, StudySession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
 
 // Every operation below calls the facade through these typed handles (www/pkg/evenhand.d.ts),
 // so a facade method renamed or removed without its operation fails `npx tsc -p jsconfig.json`.
@@ -20,6 +20,34 @@ const crosslingual = () => (crosslingualSession ??= new CrosslingualSession());
 /** @type {RequirementsSession} */
 let requirementsSession;
 const requirements = () => (requirementsSession ??= new RequirementsSession());
+// The one open study (views/study*.js): opened from the form, a file or the example.
+/** @type {StudySession | null} */
+let studySession = null;
+function study() {
+  if (!studySession) throw new Error("No study is open: start a new study or open the example.");
+  return studySession;
+}
+/** @type {string | null} */
+let reportTime = null;
+/** Does this text look like a study bundle rather than a study? (A bundle names its format.) */
+function isBundle(text) {
+  try {
+    return JSON.parse(text)?.format === "evenhand-study-bundle";
+  } catch {
+    return false; // the study reader says where the JSON is broken
+  }
+}
+/** What the page shows of a study that opened. */
+function opened(session) {
+  studySession?.free();
+  studySession = session;
+  reportTime = null;
+  const doc = JSON.parse(session.study_json());
+  /** @type {Record<string, Record<string, number>>} */
+  const coverage = session.coverage();
+  const records = Object.values(coverage).flatMap((byModel) => Object.values(byModel)).reduce((a, b) => a + b, 0);
+  return { title: doc.title, targets: doc.targets, methods: Object.keys(doc.methods), records };
+}
 const ready = init().then(
   () => {
     ws = new Workspace(); // opens on the built-in demo
@@ -137,6 +165,32 @@ const ops = {
   requirementsLoadReport: (name, text) => requirements().load_report(name, text),
   requirementsClearReports: () => requirements().clear_reports(),
   requirementsReportsView: (confidence) => requirements().reports_view(confidence),
+
+  // The study flow. A study that does not open is refused with its located problem.
+  // A study file, or a study bundle (study, inputs and records) by its format.
+  studyOpen: (name, text) => opened(isBundle(text) ? StudySession.open_bundle(name, text) : new StudySession(name, text)),
+  studyExample: () => opened(StudySession.example()),
+  studyOpenShare: (fragment) => opened(StudySession.open_share(fragment)),
+  studyText: () => study().study_json(),
+  /** The plan of a study not opened (step 1's call counts), leaving the open one alone. */
+  studyPlanOf: (name, text) => {
+    const s = new StudySession(name, text);
+    try {
+      return s.plan();
+    } finally {
+      s.free();
+    }
+  },
+  studyPlan: () => study().plan(),
+  studyRunCases: () => study().run_cases(),
+  studyAddRecords: (name, data, method) => study().add_records(name, bytes(data), method ?? undefined),
+  studySimulate: () => study().simulate(),
+  // The report's time is set when the page draws it, so its HTML and JSON downloads match it.
+  studyReport: () => study().report((reportTime = new Date().toISOString())),
+  studyReportHtml: () => study().report_html(reportTime ?? undefined),
+  studyReportJson: () => study().report_json(reportTime ?? undefined),
+  studyBundle: () => study().bundle(),
+  studyShareFragment: () => study().share_fragment(),
 
   // The batch route (Upload tab): provider batch files out, their results into the workspace.
   batchExport: (settings, name, data) => batch_export(settings, name, bytes(data)),

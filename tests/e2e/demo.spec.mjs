@@ -81,7 +81,7 @@ test("10. the dist build works under a sub-path", async ({ page }) => {
   const errors = watchErrors(page);
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
-  await open(page, `${SUBPATH}/some/project/`);
+  await open(page, `${SUBPATH}/some/project/#tools/results`);
   await expect(page.locator("#groups tbody tr")).toHaveCount(9);
   await expect(page.locator("#chart")).toBeVisible();
   await expect(page.locator("#badge-simulated")).toBeVisible();

@@ -17,17 +17,27 @@ export function watchErrors(page) {
   return errors;
 }
 
-/** Opens the page and waits until everything is rendered (body[data-ready="1"]). */
-export async function open(page, url = "./") {
+/** Opens the page and waits until everything is rendered (body[data-ready="1"]). By default on
+ *  the expert tools' Results (the home screen is "./"). */
+export async function open(page, url = "./#tools/results") {
   await page.goto(url);
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
 }
 
 export const recordCount = async (page) => Number(await page.locator("#summary").getAttribute("data-records"));
 
+/** Shows an expert tool: through its tab when the tools are on screen, else through the
+ *  "Expert tools" menu in the header. */
 export async function tab(page, name) {
-  await page.getByRole("tab", { name }).click();
-  await expect(page.getByRole("tab", { name })).toHaveAttribute("aria-selected", "true");
+  const theTab = page.getByRole("tab", { name });
+  if (await theTab.isVisible()) {
+    await theTab.click();
+  } else {
+    await page.getByRole("button", { name: "Expert tools" }).click();
+    await page.getByRole("menuitem", { name }).click();
+  }
+  await expect(theTab).toHaveAttribute("aria-selected", "true");
+  await expect(theTab).toBeVisible();
 }
 
 /** Clicks a download button and returns the file's text. */

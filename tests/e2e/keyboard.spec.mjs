@@ -4,10 +4,19 @@ import { open } from "./helpers.mjs";
 
 const focusedId = (page) => page.evaluate(() => document.activeElement?.id);
 
+/** Presses Tab until the element with `id` has the focus (at most `limit` presses). */
+async function tabTo(page, id, limit = 8) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press("Tab");
+    if ((await focusedId(page)) === id) return;
+  }
+  throw new Error(`${id} not reached in ${limit} Tab presses`);
+}
+
 test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ page }) => {
   await open(page);
-  await page.keyboard.press("Tab");
-  expect(await focusedId(page)).toBe("tab-results"); // the selected tab is the one tab stop
+  // The header's links and the Expert tools menu come first, then the tab bar.
+  await tabTo(page, "tab-results", 6); // the selected tab is the one tab stop
   // Focus is visible.
   expect(await page.locator("#tab-results").evaluate((t) => getComputedStyle(t).outlineStyle)).not.toBe("none");
 
@@ -69,4 +78,39 @@ test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ p
   await page.locator("#rec-next").focus();
   await page.keyboard.press("Enter");
   await expect(page.locator("#rec-range")).toHaveText(/^Records 26–50/);
+});
+
+test("11b. keyboard: from the home screen through the Expert tools menu to a tool, and back home", async ({ page }) => {
+  await open(page, "./");
+  await expect(page.locator("#view-home")).toBeVisible();
+  await expect(page.getByRole("tablist")).toBeHidden(); // the tools sit behind the menu
+  await tabTo(page, "tools-menu-button");
+  expect(await page.locator("#tools-menu-button").evaluate((t) => getComputedStyle(t).outlineStyle)).not.toBe("none");
+  await page.keyboard.press("ArrowDown"); // opens the menu on its first item
+  await expect(page.locator("#tools-menu-button")).toHaveAttribute("aria-expanded", "true");
+  await expect(page.getByRole("menuitem", { name: "Design" })).toBeFocused();
+  await page.keyboard.press("ArrowUp"); // wraps to the last
+  await expect(page.getByRole("menuitem", { name: "Credits" })).toBeFocused();
+  await page.keyboard.press("Escape"); // closes, focus back on the button
+  await expect(page.getByRole("menu")).toBeHidden();
+  await expect(page.locator("#tools-menu-button")).toBeFocused();
+  await page.keyboard.press("Enter");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowDown");
+  await expect(page.getByRole("menuitem", { name: "Upload" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/#tools\/upload$/);
+  await expect(page.locator("#panel-upload")).toBeVisible();
+  await expect(page.locator("#tab-upload")).toBeFocused(); // the focus follows to the tool
+  await expect(page.getByRole("menu")).toBeHidden();
+  // Arrow keys in the tab bar keep the address in step, and Back goes to the previous tool.
+  await page.keyboard.press("ArrowRight");
+  await expect(page).toHaveURL(/#tools\/results$/);
+  await page.goBack();
+  await expect(page.locator("#panel-upload")).toBeVisible();
+  await page.goBack();
+  await expect(page.locator("#view-home")).toBeVisible();
+  // Every tool opens by its address.
+  await page.goto("./#tools/divergence");
+  await expect(page.locator("#panel-divergence")).toBeVisible();
+  await expect(page.getByRole("tab", { name: "Divergence" })).toHaveAttribute("aria-selected", "true");
 });

@@ -50,7 +50,7 @@ test("1. the first visit caches the app shell; offline, a reload still shows the
   const { build } = builtVersion();
   const server = await startServer();
   try {
-    await open(page, `${OFFLINE}/`);
+    await open(page, `${OFFLINE}/#tools/results`);
     const script = await controlled(page);
     expect(script).toBe(`${OFFLINE}/sw.js?build=${encodeURIComponent(build)}`);
     const caches = await cacheContents(page);

@@ -9,12 +9,20 @@ import { renderEstimate, renderProgress } from "./run-live.js";
 import { createHandback } from "./run-handback.js";
 import { onRunCases } from "../handover.js";
 
-/** `call` talks to the analysis worker (for "Analyze now"); `analyzed()` refreshes Results.
- * @param {import("../rpc.js").AnalysisCall} call */
-export async function createRun(call, analyzed) {
+/** The run worker (www/run-worker.js): one per page, shared by the Run tab and the study flow,
+ *  so one engine sends every call and a run is never driven from two places. */
+export function startRunWorker() {
   const worker = new Worker(new URL("../run-worker.js", import.meta.url), { type: "module" });
   /** @type {import("../rpc.js").RunCall} */
   const runCall = connect(worker);
+  return { worker, runCall };
+}
+
+/** `call` talks to the analysis worker (for "Analyze now"); `analyzed()` refreshes Results.
+ * @param {import("../rpc.js").AnalysisCall} call
+ * @param {{worker: Worker, runCall: import("../rpc.js").RunCall}} engine from startRunWorker */
+export async function createRun(call, analyzed, engine) {
+  const { worker, runCall } = engine;
   const handback = createHandback(runCall, call);
   worker.addEventListener("message", ({ data }) => {
     if (data.type === "progress") {

@@ -1,0 +1,164 @@
+// Step 5 of a study, and the example study: the report, drawn from report() JSON alone (every
+// number here is in that JSON), with its downloads: the self-contained HTML (report_html()), the
+// JSON itself, the study bundle and the share link. Charts are the core's SVG, shown through <img>
+// so an SVG can run nothing.
+import { el, download, errorMessage, setSvg, showIn } from "../dom.js";
+import { METHODS } from "./study-setup.js";
+
+const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? "–" : Number(x).toFixed(digits));
+const pct = (x) => (x == null || !Number.isFinite(x) ? "–" : `${(x * 100).toFixed(1)}%`);
+const interval = (i, f = pct) => (i ? `${f(i.low)} to ${f(i.high)}` : "–");
+const pValue = (p) => (p != null && p < 0.0001 ? "< 0.0001" : num(p, 4));
+const methodName = (id) => METHODS.find((m) => m.id === id)?.name ?? id;
+
+/** @param {import("../rpc.js").AnalysisCall} call */
+export function createStudyReport(call) {
+  const body = el("div", { id: "study-report-body" });
+  const error = el("div", { class: "alert", role: "alert", id: "study-report-error", hidden: true });
+  const shareOut = el("input", { id: "study-share-link", readOnly: true, "aria-label": "Study share link", hidden: true });
+  const buttons = [
+    ["study-dl-html", "Download the report (HTML)", async () => download(`${await slug()}.html`, await call("studyReportHtml"), "text/html")],
+    ["study-dl-json", "Download the report data (JSON)", async () => download(`${await slug()}.json`, await call("studyReportJson"), "application/json")],
+    ["study-dl-bundle", "Download the study bundle", async () => download(`${await slug()}-bundle.json`, await call("studyBundle"), "application/json")],
+    ["study-share", "Copy the share link", async () => {
+      const link = `${location.origin}${location.pathname}#${await call("studyShareFragment")}`;
+      shareOut.value = link;
+      shareOut.hidden = false;
+      shareOut.select();
+      try {
+        await navigator.clipboard.writeText(link);
+      } catch {
+        /* the link is selected in the field; copying by hand works */
+      }
+    }],
+  ].map(([id, text, fn]) => {
+    const b = el("button", { type: "button", id, text });
+    b.addEventListener("click", async () => {
+      showIn(error);
+      try {
+        await /** @type {() => Promise<void>} */ (fn)();
+      } catch (err) {
+        showIn(error, errorMessage(err));
+      }
+    });
+    return b;
+  });
+  let title = "evenhand-study";
+  const slug = async () => `evenhand-report-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "study"}`;
+
+  const step = el("section", { class: "study-step", "data-step": "report", "aria-labelledby": "study-report-title" },
+    el("div", { class: "buttons report-downloads" }, ...buttons), shareOut, error, body);
+
+  /** Renders the report of the open study. */
+  async function render() {
+    const t0 = performance.now();
+    const report = await call("studyReport");
+    const t1 = performance.now();
+    title = report.title ?? title;
+    body.replaceChildren(...draw(report));
+    // Where the time goes, for the tests' timing log: the wasm's report(), then the drawing.
+    step.dataset.reportMs = String(Math.round(t1 - t0));
+    step.dataset.drawMs = String(Math.round(performance.now() - t1));
+    step.dataset.ready = "1";
+    return report;
+  }
+
+  return { step, render, showError: (err) => showIn(error, typeof err === "string" ? err : errorMessage(err)) };
+}
+
+/** The report's parts in reading order. */
+function draw(r) {
+  const sections = r.sections ?? [];
+  return [
+    el("h2", { id: "study-report-title", tabindex: -1, text: r.title }),
+    (r.models ?? []).some((m) => m.simulated)
+      ? el("p", { class: "badge", id: "study-simulated-badge", text: "Includes SIMULATED models: their answers describe no real model" }) : null,
+    r.question ? el("p", { class: "lead", id: "study-report-question" }, el("strong", { text: "Question: " }), r.question) : null,
+    models(r),
+    el("section", { "aria-labelledby": "study-summary-title" },
+      el("h3", { id: "study-summary-title", text: "Summary" }),
+      el("ul", { id: "study-summary" }, sections.map((s) => el("li", {}, el("strong", { text: `${s.title ?? methodName(s.method)}: ` }), s.summary)))),
+    ...sections.map(section),
+    paired(r, sections),
+    prose("Methods", "study-methods", r.methods_text),
+    list("Limitations", "study-limitations", r.limitations),
+    list("References", "study-references", r.references, "ol"),
+    el("p", { class: "help", text: `Made by Evenhand ${r.tool_version} on ${r.generated_at}; study SHA-256 ${r.study_sha256}.` }),
+  ].filter(Boolean);
+}
+
+function models(r) {
+  return el("section", { "aria-labelledby": "study-models-title" },
+    el("h3", { id: "study-models-title", text: "Models" }),
+    el("div", { class: "table-wrap" }, el("table", { id: "study-models" },
+      el("caption", { class: "visually-hidden", text: "The models compared, with their records" }),
+      el("thead", {}, el("tr", {}, ["Model", "Records", "Refused", "Failed calls", ""].map((h) => el("th", { scope: "col", text: h })))),
+      el("tbody", {}, r.models.map((m) => el("tr", {},
+        el("th", { scope: "row", text: m.target }), el("td", { text: m.records }), el("td", { text: m.refused }),
+        el("td", { text: m.failed }), el("td", { text: m.simulated ? "SIMULATED" : "" })))))));
+}
+
+function section(s) {
+  const id = `study-section-${s.method}`;
+  const chart = el("img", { class: "chart report-chart" });
+  if (s.chart_svg) setSvg(chart, s.chart_svg, `${s.title}: the main chart`);
+  else chart.hidden = true;
+  // A rate (successes among n) reads as a percentage; other figures (diff-bias, CD) as numbers.
+  const showOf = (f) => (f.successes != null ? pct : (x) => num(x));
+  return el("section", { id, class: "report-section", "aria-labelledby": `${id}-title` },
+    el("h3", { id: `${id}-title`, text: s.title ?? methodName(s.method) }),
+    el("p", { text: s.summary }),
+    chart,
+    el("div", { class: "table-wrap" }, el("table", { class: "report-figures" },
+      el("caption", { text: `${s.title}: each model's figures` }),
+      el("thead", {}, el("tr", {}, ["Figure", "Model", "Value", "Interval", "Cluster-robust interval", "Design effect", "n"]
+        .map((h) => el("th", { scope: "col", text: h })))),
+      el("tbody", {}, s.figures.map((f) => [f, showOf(f)]).map(([f, show]) => el("tr", { class: f.clustered?.verdict_disagrees ? "disagrees" : null },
+        el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: show(f.value) }),
+        el("td", { text: `${interval(f.interval, show)} (${f.interval_method})` }),
+        el("td", { text: f.clustered ? `${interval(f.clustered.interval, show)}${f.clustered.verdict_disagrees ? " (verdict differs)" : ""}` : "–" }),
+        el("td", { text: f.clustered?.design_effect != null ? num(f.clustered.design_effect, 2) : "–" }),
+        el("td", { text: f.n })))))),
+    s.notes?.length ? el("ul", { class: "report-notes" }, s.notes.map((n) => el("li", { text: n }))) : null,
+    TOOL[s.method] ? el("p", { class: "help" }, "More on this method in its expert tool: ",
+      el("a", { href: `#tools/${TOOL[s.method]}`, text: methodName(s.method) }), ".") : null);
+}
+
+/** Each method's expert tool (its tab id). */
+const TOOL = { requirements: "requirements", bbq: "bench", crosslingual: "crosslingual", divergence: "divergence" };
+
+/** Every paired test of every method in one table, with the correction the study names. */
+function paired(r, sections) {
+  const rows = sections.flatMap((s) => s.comparisons ?? []);
+  const f = r.family;
+  return el("section", { "aria-labelledby": "study-paired-title" },
+    el("h3", { id: "study-paired-title", text: "Paired comparisons between models" }),
+    el("p", { id: "study-family", text: `${f.size} comparisons (model pairs × figures, all methods) form one family; `
+      + `p-values are adjusted by ${f.correction}, which controls ${f.controls} at α = ${f.alpha}; ${f.significant} differ significantly.` }),
+    rows.length ? el("div", { class: "table-wrap" }, el("table", { id: "study-paired" },
+      el("caption", { text: `Paired tests on the same items, p adjusted by ${f.correction}` }),
+      el("thead", {}, el("tr", {}, ["Method", "Figure", "Models", "Difference", "Test", "n", "p", "p adjusted", "Significant", "Detectable at 80% power"]
+        .map((h) => el("th", { scope: "col", text: h })))),
+      el("tbody", {}, rows.map((c) => el("tr", { class: c.significant ? "sig" : null },
+        el("td", { text: methodName(c.method) }), el("td", { text: c.figure }), el("td", { text: `${c.model_a} − ${c.model_b}` }),
+        el("td", { text: `${num(c.difference)}${c.interval ? ` (${interval(c.interval, (x) => num(x))})` : ""}` }),
+        el("td", { text: c.test + (c.discordant ? ` (discordant ${c.discordant[0]} / ${c.discordant[1]})` : "") }),
+        el("td", { text: c.n }), el("td", { text: pValue(c.p_value) }), el("td", { text: pValue(c.p_adjusted) }),
+        el("td", { text: c.significant ? "yes" : "no" }), el("td", { text: c.detectable != null ? num(c.detectable) : "–" }))))))
+      : el("p", { text: "No pair of models shares items to compare." }));
+}
+
+function prose(title, id, text) {
+  if (!text) return null;
+  const paragraphs = Array.isArray(text) ? text : String(text).split(/\n\s*\n/);
+  return el("section", { "aria-labelledby": `${id}-title` },
+    el("h3", { id: `${id}-title`, text: title }),
+    el("div", { id }, paragraphs.map((p) => el("p", { text: p }))));
+}
+
+function list(title, id, items, tag = "ul") {
+  if (!items?.length) return null;
+  return el("section", { "aria-labelledby": `${id}-title` },
+    el("h3", { id: `${id}-title`, text: title }),
+    el(tag, { id }, items.map((x) => el("li", { id: x.key ? `ref-${x.key}` : null, text: typeof x === "string" ? x : x.text }))));
+}
