@@ -70,7 +70,8 @@ fn files_marked_checked_match_the_reference_copies() {
         return;
     }
     // Where ../shared/ref keeps each repository's files (its own layout, not the upstream one).
-    let places: [(&str, &str, &[(&str, &str)]); 3] = [
+    type Moves = &'static [(&'static str, &'static str)];
+    let places: [(&str, &str, Moves); 3] = [
         ("nyu-mll/BBQ", "bbq", &[]),
         ("shalakasatheesh/GG-BBQ", "ggbbq", &[]),
         (
