@@ -139,6 +139,11 @@ fn fixtures() -> BTreeMap<(&'static str, &'static str), Vec<u8>> {
         (("ggbbq", "subset-2_amb"), GGBBQ.as_bytes().to_vec()),
         (("ggbbq", "templates_subset-2"), GGBBQ_TEMPLATES.as_bytes().to_vec()),
         (("langbite", "en_us"), LIBRARY.as_bytes().to_vec()),
+        (("langbite", "es_es"), LIBRARY.as_bytes().to_vec()),
+        (("langbite", "ca_es"), LIBRARY.as_bytes().to_vec()),
+        (("langbite", "en_us--education"), LIBRARY.as_bytes().to_vec()),
+        (("langbite", "en_us--healthcare"), LIBRARY.as_bytes().to_vec()),
+        (("langbite", "en_us--workplace"), LIBRARY.as_bytes().to_vec()),
         (("langbite", "input_example"), SCENARIO.as_bytes().to_vec()),
         (("msqad", "gpt-3.5-turbo-0125/Crisis and Conflict"), msqad().into_bytes()),
     ])
@@ -325,6 +330,15 @@ fn method_commands_take_catalogue_arguments() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.lines().count() >= 2 && out.contains("women"), "{out}");
+    // The libraries as a folder: every file of the dataset fetched, the folder handed over.
+    let (code, by_dir, err) = run(
+        &["expand", "--scenario", "catalogue:langbite/input_example", "--langbite-dir", "catalogue:langbite"],
+        &mirror,
+        &home,
+        Some(&cat),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(by_dir, out);
 
     // A name the catalogue lacks is an error naming what it has.
     let (code, _, err) = run(&["bbq", "--data", "catalogue:bbq/Nope"], &mirror, &home, Some(&cat));
@@ -367,6 +381,8 @@ fn every_catalogue_format_reads_through_its_method_reader() {
             Some(&cat),
         );
         assert_eq!(code, 0, "{dataset}/{file}: {err}");
+        let stated = c.dataset(dataset).unwrap().license.is_some();
+        assert_eq!(err.contains("no license stated in the repository"), !stated, "{dataset}: {err}");
         let f = c.dataset(dataset).unwrap().files.iter().find(|f| f.name == file).unwrap();
         let path = to.join(&f.path);
         let name = path.display().to_string();

@@ -144,16 +144,15 @@ pub fn inline_predictions(examples: &[Example], rows: &super::import::Dataset, m
     let row_content: HashMap<&str, String> = rows.examples.iter().map(|e| (e.id.as_str(), content(e))).collect();
     rows.inline_predictions
         .iter()
-        .enumerate()
-        .map(|(n, (id, answer, row_model))| Prediction {
+        .map(|p| Prediction {
             id: row_content
-                .get(id.as_str())
+                .get(p.id.as_str())
                 .and_then(|c| by_content.get(c))
-                .map_or_else(|| id.clone(), |found| found.to_string()),
-            answer: answer.clone(),
-            model: if row_model.is_empty() { model.to_string() } else { row_model.clone() },
+                .map_or_else(|| p.id.clone(), |found| found.to_string()),
+            answer: p.answer.clone(),
+            model: if p.model.is_empty() { model.to_string() } else { p.model.clone() },
             variant: String::new(),
-            line: n as u64 + 1,
+            line: p.line,
             by_likelihood: false,
             file: rows.file.clone(),
         })

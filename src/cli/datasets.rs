@@ -84,9 +84,18 @@ pub fn run(a: Args) -> Outcome {
                 Some(dir) => dir,
                 None => dataset_dir(&cache_root(cache_dir)?, d),
             };
+            if d.license.is_none() {
+                note(format_args!(
+                    "{}: {}. Source: {}",
+                    d.name,
+                    d.license_note.as_deref().unwrap_or("no license stated"),
+                    d.source_url
+                ));
+            }
             let mut out = vec![];
             for f in files {
                 let (path, status) = fetch(f, &root, base.as_deref())?;
+                note(format_args!("{status} {} ({} bytes, sha256 checked)", path.display(), f.bytes));
                 out.push(Fetched { file: f.name.clone(), path: path.display().to_string(), bytes: f.bytes, status });
             }
             print_json(
@@ -307,6 +316,8 @@ fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<bool, Failu
         .http_status_as_error(false)
         .timeout_connect(Some(Duration::from_secs(30)))
         .timeout_recv_response(Some(Duration::from_secs(60)))
+        // A stalled body ends in the interrupted-download error, and the next fetch resumes.
+        .timeout_recv_body(Some(Duration::from_secs(30 * 60)))
         .user_agent(format!("evenhand/{}", evenhand::VERSION))
         .build()
         .new_agent();
