@@ -14,7 +14,7 @@ fn builtin() -> Catalogue {
 #[test]
 fn every_entry_is_complete_and_pinned() {
     let c = builtin();
-    assert_eq!(c, Catalogue::builtin());
+    assert_eq!(c, Catalogue::builtin().unwrap());
     assert!(c.datasets.len() >= 7, "{} datasets", c.datasets.len());
     let mut names = HashSet::new();
     for d in &c.datasets {

@@ -152,7 +152,7 @@ fn fixtures() -> BTreeMap<(&'static str, &'static str), Vec<u8>> {
 /// The built-in catalogue with the fixture files pinned instead of the real ones, served by
 /// `mirror`; written to `dir/catalogue.json`.
 fn fixture_catalogue(mirror: &Mirror, dir: &Path) -> (Catalogue, PathBuf) {
-    let mut c = Catalogue::builtin();
+    let mut c = Catalogue::builtin().unwrap();
     let fx = fixtures();
     for d in &mut c.datasets {
         for f in &mut d.files {
@@ -445,7 +445,7 @@ fn real_files_from_the_reference_copies_match_their_pins() {
     }
     let mirror = Mirror::start();
     let home = temp("real");
-    let c = Catalogue::builtin();
+    let c = Catalogue::builtin().unwrap();
     // The reference folders keep their own layout; the mirror serves each at its real URL.
     let real = [
         ("bbq", "Sexual_orientation", "bbq/data/Sexual_orientation.jsonl"),
@@ -495,4 +495,19 @@ fn real_files_from_the_reference_copies_match_their_pins() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!((v["report"]["examples"].as_u64(), v["report"]["judged"].as_u64()), (Some(864), Some(3)));
+}
+
+#[test]
+fn released_predictions_load_in_either_slot_of_the_page_session() {
+    use evenhand::bbq::session::Session;
+    // As data: the rows bring their three models along.
+    let mut s = Session::default();
+    s.add_data("preds_Age.jsonl", bbq_rows(true).as_bytes()).unwrap();
+    let v = serde_json::to_value(s.view()).unwrap();
+    assert_eq!(v["report"]["judged"], 12, "{v}");
+    // As a predictions file in the default (table) format, beside the data file.
+    let mut s = Session::default();
+    s.add_data("Age.jsonl", bbq_rows(false).as_bytes()).unwrap();
+    let p = s.add_predictions("preds_Age.jsonl", bbq_rows(true).as_bytes(), None).unwrap();
+    assert_eq!((p.predictions, p.unmatched.len(), p.problems.len()), (12, 0, 0));
 }

@@ -116,6 +116,26 @@ pub fn read_predictions(
             serde_json::Value::String(s) => serde_json::from_str(s).ok().as_ref().and_then(argmax),
             other => argmax(other),
         });
+        // BBQ's released results: no answer column, but one `<model>_pred_<format>` column per model.
+        let columns: Vec<(&String, &str)> = row
+            .iter()
+            .filter(|(k, _)| super::import::is_prediction_column(k))
+            .filter_map(|(k, v)| v.as_str().map(|a| (k, a)))
+            .collect();
+        if let (Some(id), None, false) = (find(&row, ID_KEYS), find(&row, ANSWER_KEYS), columns.is_empty()) {
+            for (column, answer) in columns {
+                preds.push(Prediction {
+                    id: id.clone(),
+                    answer: answer.to_string(),
+                    by_likelihood: false,
+                    model: column.clone(),
+                    variant: String::new(),
+                    line,
+                    file: file.to_string(),
+                });
+            }
+            continue;
+        }
         match (find(&row, ID_KEYS), best.map(|b| b.to_string()).or_else(|| find(&row, ANSWER_KEYS))) {
             (Some(id), Some(answer)) => preds.push(Prediction {
                 id,

@@ -26,7 +26,7 @@ pub fn load_catalogue() -> Result<Catalogue, Failure> {
             let p = PathBuf::from(p);
             Ok(catalogue::parse(&p.display().to_string(), &read_text(&p)?)?)
         }
-        None => Ok(Catalogue::builtin()),
+        None => Ok(Catalogue::builtin()?),
     }
 }
 
