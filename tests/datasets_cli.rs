@@ -511,3 +511,22 @@ fn released_predictions_load_in_either_slot_of_the_page_session() {
     let p = s.add_predictions("preds_Age.jsonl", bbq_rows(true).as_bytes(), None).unwrap();
     assert_eq!((p.predictions, p.unmatched.len(), p.problems.len()), (12, 0, 0));
 }
+
+#[test]
+fn a_part_longer_than_the_served_file_is_dropped() {
+    let mirror = Mirror::start();
+    let home = temp("short");
+    let (c, cat) = fixture_catalogue(&mirror, &home);
+    let url = file_url(&c, "bbq", "Age");
+    mirror.put(&url, b"short".to_vec());
+    let to = home.join("out");
+    std::fs::create_dir_all(to.join("data")).unwrap();
+    let part = to.join("data/Age.jsonl.part");
+    std::fs::write(&part, &bbq_rows(false).as_bytes()[..100]).unwrap();
+    let (code, _, err) =
+        run(&["datasets", "fetch", "catalogue:bbq/Age", "--to", to.to_str().unwrap()], &mirror, &home, Some(&cat));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("HTTP 416") && err.contains("100 bytes already fetched"), "{err}");
+    assert!(!part.exists());
+    assert_eq!(mirror.log()[0].1.as_deref(), Some("bytes=100-"));
+}

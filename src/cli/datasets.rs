@@ -75,7 +75,8 @@ pub fn run(a: Args) -> Outcome {
     match a.command {
         Sub::List { method } => list(&c, method.as_deref()),
         Sub::Fetch { name, to, cache_dir, base_url } => {
-            let r = Reference::parse(&format!("{}{name}", catalogue::reference::PREFIX))
+            let bare = name.strip_prefix(catalogue::reference::PREFIX).unwrap_or(&name);
+            let r = Reference::parse(&format!("{}{bare}", catalogue::reference::PREFIX))
                 .unwrap_or_else(|| Err(String::new()))
                 .map_err(|e| Failure::new(format!("fetch: {e}")))?;
             let base = base_url.or_else(|| std::env::var(BASE_ENV).ok());
@@ -330,6 +331,14 @@ fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<bool, Failu
     let append = match status {
         206 if from > 0 => true,
         200 => false,
+        416 if from > 0 => {
+            // The server has fewer bytes than the .part: it cannot be the pinned file's start.
+            std::fs::remove_file(part).map_err(io_err(part, "remove"))?;
+            return Err(Failure::new(format!(
+                "{url}: HTTP 416: the server's file is shorter than the {from} bytes already fetched; \
+                 the partial download was removed"
+            )));
+        }
         _ => return Err(Failure::new(format!("{url}: HTTP {status}; expected the file"))),
     };
     let mut out = std::fs::OpenOptions::new()
