@@ -13,6 +13,7 @@ use std::process::ExitCode;
 mod batch;
 mod bbq;
 mod crosslingual;
+mod datasets;
 mod divergence;
 mod records;
 mod reference;
@@ -75,6 +76,10 @@ enum Command {
     /// A study: one question asked of several models across the four methods, from the
     /// study document to one report (report.json and a self-contained report.html).
     Study(Box<study::Args>),
+    /// Public datasets the methods read (datasets/catalogue.json): list them, fetch them into
+    /// a cache with their sha256 checked, verify a folder. Method commands take
+    /// `catalogue:NAME[/FILE]` wherever they take a data file.
+    Datasets(datasets::Args),
     /// The command reference (docs/cli.md) as Markdown, from these definitions.
     #[command(hide = true)]
     HelpMarkdown,
@@ -189,6 +194,7 @@ pub fn main() -> ExitCode {
         Command::Run(a) => run::run(*a),
         Command::Batch(a) => batch::run(*a),
         Command::Study(a) => study::run(*a),
+        Command::Datasets(a) => datasets::run(a),
         Command::HelpMarkdown => print(&reference::markdown(Cli::command())).map(|()| ExitCode::SUCCESS),
     };
     match result {
