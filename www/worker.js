@@ -60,6 +60,9 @@ const ops = {
   // The Benchmarks tab.
   bbqVariants: () => BbqSession.prompt_variants(),
   bbqAddData: (name, data) => bbq().add_data(name, bytes(data)),
+  bbqAddDataIn: (name, data, language) => bbq().add_data_in(name, bytes(data), language ?? undefined),
+  bbqKeep: (selection) => bbq().keep(selection),
+  bbqProviderCases: (variant) => bbq().provider_cases_jsonl(variant ?? undefined),
   bbqUseBuiltin: (seed, languages) => bbq().use_builtin(seed, languages),
   bbqClear: () => bbq().clear(),
   bbqAddPredictions: (name, data, format) => bbq().add_predictions(name, bytes(data), format ?? undefined),

@@ -4,6 +4,7 @@
 import { $, busy, describeProblem, el, errorMessage, plural, showIn } from "../dom.js";
 import { createBbqDashboard } from "./bbq-dashboard.js";
 import { createBbqExamples } from "./bbq-examples.js";
+import { onBbqData } from "../handover.js";
 
 const KEPT_DATA = "Your earlier data is kept.";
 const KEPT_PREDICTIONS = "The earlier predictions are kept.";
@@ -118,6 +119,19 @@ export function createBenchmarks(call) {
 
   call("bbqVariants").then(fillVariants, (err) =>
     showIn($("bbq-sim-result"), alert(el("p", { text: `The prompt variants could not be read: ${errorMessage(err)}` }))));
+
+  // Data opened elsewhere (the Datasets view) or answers from a provider run (the Run tab).
+  onBbqData(async ({ message, simulate, answers }) => {
+    if (!answers) {
+      showIn($("bbq-pred-result"));
+      showIn($("bbq-sim-result"));
+      showIn($("bbq-data-result"), el("p", { class: "success", role: "status", text: message }));
+    } else {
+      showIn($("bbq-pred-result"), el("p", { class: "success", role: "status", text: message }));
+    }
+    if (simulate) $("bbq-sim-form").requestSubmit();
+    else await refresh();
+  });
 
   // Data.
   $("bbq-builtin-form").addEventListener("submit", (event) => {
