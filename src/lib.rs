@@ -4,10 +4,12 @@
 //! Base layers, which know nothing of the methods: `formats` (reading tables), `record` (the
 //! record table every run produces), `rng` and `fasthash`, `stats`, `text` (answer folding,
 //! refusal lexicon), `providers` (wire formats), `run` (plans, journals, the run engine),
-//! `report` (the SVG writer) and `simulate` (the simulated model).
+//! `report` (the SVG writer), `simulate` (the simulated model) and `catalogue` (the public
+//! datasets the methods read, pinned by URL and sha256).
 //! Methods, one folder each: `bbq`, `crosslingual`, `divergence`, `requirements`, and `demo`.
 
 pub mod bbq;
+pub mod catalogue;
 pub mod crosslingual;
 pub mod demo;
 pub mod divergence;

@@ -44,6 +44,13 @@ pub fn stem(file: &str) -> &str {
     base.split_once('.').map_or(base, |(s, _)| s)
 }
 
+/// A column of BBQ's released predictions (`results/UnifiedQA/preds_<Category>.jsonl`):
+/// `<model>_pred_<prompt format>`, e.g. `unifiedqa-t5-11b_pred_race`. Each is read as one
+/// model, named by the column.
+pub fn is_prediction_column(key: &str) -> bool {
+    key.split_once("_pred_").is_some_and(|(model, format)| !model.is_empty() && !format.is_empty())
+}
+
 /// Guesses the format from the first non-empty line.
 pub fn detect(text: &str) -> Option<Format> {
     let first = text.lines().find(|l| !l.trim().is_empty())?;
@@ -98,6 +105,12 @@ pub fn read(file: &str, bytes: &[u8], format: Option<Format>, language: Option<&
                         bias::assign(&mut ex);
                         if let Some(p) = obj.get("prediction").and_then(Value::as_str) {
                             ds.inline_predictions.push((ex.id.clone(), p.to_string(), String::new()));
+                        }
+                        // BBQ's released results: one column of answer text per model and prompt format.
+                        for (key, value) in obj.iter().filter(|(k, _)| is_prediction_column(k)) {
+                            if let Some(p) = value.as_str() {
+                                ds.inline_predictions.push((ex.id.clone(), p.to_string(), key.clone()));
+                            }
                         }
                         ds.examples.push(ex);
                     }

@@ -1,18 +1,23 @@
 //! `evenhand bbq`: bias QA benchmarks (BBQ, GG-BBQ, KoBBQ-style) scored from predictions.
 
+use super::datasets::{Input, resolve};
 use super::{Failure, Outcome, note, print_json, read};
+use evenhand::bbq::example::Example;
 use evenhand::bbq::{import, metrics, score};
+use evenhand::catalogue::FileFormat;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A data file (BBQ jsonl, GG-BBQ jsonl or a KoBBQ-style table); repeat for several.
+    /// A data file (BBQ jsonl, GG-BBQ jsonl or a KoBBQ-style table), or catalogue:NAME[/FILE];
+    /// repeat for several. Without --predictions, the answers the rows carry are scored
+    /// (a `prediction` field, or BBQ's released `<model>_pred_<format>` columns, one model each).
     #[arg(long, required = true)]
     data: Vec<PathBuf>,
-    /// A predictions file; repeat for several models (the model is the file name unless
-    /// the file has a model column).
+    /// A predictions file, or catalogue:NAME[/FILE]; repeat for several models (the model is
+    /// the file name unless the file has a model column, or BBQ's `<model>_pred_<format>` columns).
     #[arg(long)]
     predictions: Vec<PathBuf>,
     /// The predictions' format: bbq, ggbbq or kobbq (benchmark rows with a prediction
@@ -30,54 +35,36 @@ pub struct Args {
 
 pub fn run(a: Args) -> Outcome {
     let mut examples = vec![];
-    for path in &a.data {
-        let name = path.display().to_string();
-        let ds = import::read(&name, &read(path)?, None, None)?;
-        for p in &ds.problems {
-            note(p);
+    // Answers the data rows carry themselves (a `prediction` field, BBQ's released
+    // `<model>_pred_<format>` columns): used when no --predictions is given.
+    let mut carried = vec![];
+    for arg in &a.data {
+        for input in resolve(arg)? {
+            let name = input.name();
+            let ds = import::read(&name, &read(&input.path)?, None, input.language())?;
+            for p in &ds.problems {
+                note(p);
+            }
+            carried.extend(score::inline_predictions(&ds.examples, &ds, import::stem(&name)));
+            examples.extend(ds.examples);
         }
-        examples.extend(ds.examples);
     }
     let mut preds = vec![];
-    for path in &a.predictions {
-        let name = path.display().to_string();
-        let bytes = read(path)?;
-        let model = import::stem(&name).to_string();
-        let mut found = match a.format.as_deref() {
-            Some(f @ ("bbq" | "ggbbq" | "kobbq")) => {
-                let f = match f {
-                    "bbq" => import::Format::Bbq,
-                    "ggbbq" => import::Format::Ggbbq,
-                    _ => import::Format::Kobbq,
-                };
-                let rows = import::read(&name, &bytes, Some(f), None)?;
-                if rows.inline_predictions.is_empty() {
-                    // Rows without the field would judge nothing and report an empty result.
-                    return Err(Failure::new(format!(
-                        "{name}: no row carried a prediction; --format {} reads it from the field `prediction` \
-                         (for other layouts, pass a table with an id and an answer column and no --format)",
-                        a.format.as_deref().unwrap_or_default()
-                    )));
-                }
-                score::inline_predictions(&examples, &rows, &model)
-            }
-            None | Some("records") | Some("table") => {
-                let (p, problems) = score::read_predictions(&name, &bytes, &model)?;
-                for p in &problems {
-                    note(p);
-                }
-                p
-            }
-            Some(other) => {
-                return Err(Failure::new(format!("--format: expected bbq, ggbbq, kobbq or records, found {other:?}")));
-            }
-        };
-        preds.append(&mut found);
+    for arg in &a.predictions {
+        for input in resolve(arg)? {
+            preds.append(&mut predictions(&a, &examples, &input)?);
+        }
+    }
+    if a.predictions.is_empty() {
+        preds = carried;
     }
     let settings = metrics::BootstrapSettings { replicates: a.replicates, seed: a.seed, ..Default::default() };
     let matched = score::judge(&examples, &preds, "predictions");
     for p in &matched.unmatched {
         note(p);
+    }
+    if matched.judged.is_empty() {
+        return Err(Failure::new(nothing_judged(&a, examples.len(), preds.len())));
     }
     let report = score::report(&examples, &matched, &settings);
     let comparison = match a.compare.as_deref() {
@@ -109,4 +96,65 @@ pub fn run(a: Args) -> Outcome {
     }
     print_json(&Out { report, comparison })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The predictions of one file, read as --format says (or as the catalogue says the file is).
+fn predictions(a: &Args, examples: &[Example], input: &Input) -> Result<Vec<score::Prediction>, Failure> {
+    let name = input.name();
+    let bytes = read(&input.path)?;
+    let model = import::stem(&name).to_string();
+    let from_catalogue = input.file.as_ref().map(|f| f.format);
+    let format = match (a.format.as_deref(), from_catalogue) {
+        (Some(f), _) => Some(f),
+        (None, Some(FileFormat::BbqJsonl | FileFormat::BbqPredictionsJsonl)) => Some("bbq"),
+        (None, Some(FileFormat::GgbbqJsonl)) => Some("ggbbq"),
+        (None, Some(FileFormat::KobbqTsv)) => Some("kobbq"),
+        (None, _) => None,
+    };
+    Ok(match format {
+        Some(f @ ("bbq" | "ggbbq" | "kobbq")) => {
+            let format = match f {
+                "bbq" => import::Format::Bbq,
+                "ggbbq" => import::Format::Ggbbq,
+                _ => import::Format::Kobbq,
+            };
+            let rows = import::read(&name, &bytes, Some(format), input.language())?;
+            if rows.inline_predictions.is_empty() {
+                // Rows without the field would judge nothing and report an empty result.
+                return Err(Failure::new(format!(
+                    "{name}: no row carried a prediction; --format {f} reads it from the field `prediction` \
+                     or from BBQ's `<model>_pred_<format>` columns (for other layouts, pass a table with an id \
+                     and an answer column and no --format)"
+                )));
+            }
+            score::inline_predictions(examples, &rows, &model)
+        }
+        None | Some("records") | Some("table") => {
+            let (p, problems) = score::read_predictions(&name, &bytes, &model)?;
+            for p in &problems {
+                note(p);
+            }
+            p
+        }
+        Some(other) => {
+            return Err(Failure::new(format!("--format: expected bbq, ggbbq, kobbq or records, found {other:?}")));
+        }
+    })
+}
+
+/// Why no example was judged: a result with no answers in it must not pass for one.
+fn nothing_judged(a: &Args, examples: usize, predictions: usize) -> String {
+    if examples == 0 {
+        "no example was read from --data (see the problems above); nothing to judge".into()
+    } else if predictions == 0 && a.predictions.is_empty() {
+        format!(
+            "{examples} examples read, but no predictions: pass --predictions FILE, or data rows that carry \
+             their answers (a `prediction` field, or BBQ's `<model>_pred_<format>` columns)"
+        )
+    } else {
+        format!(
+            "none of the {predictions} predictions matched one of the {examples} examples (see the unmatched \
+             predictions above); check that the predictions belong to this data"
+        )
+    }
 }

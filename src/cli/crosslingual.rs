@@ -6,6 +6,7 @@
 //! `--embeddings E --embedding-model M` for the vectors and `--judge-plan-out` and
 //! `--judge-records` for an LLM judge.
 
+use super::datasets::resolve;
 use super::stats::{convention, distance, method};
 use super::{Failure, Outcome, create_dir, note, print_json, read, write, write_cases, write_in};
 use evenhand::crosslingual::analysis::Settings;
@@ -22,7 +23,8 @@ pub struct Args {
     /// A record file (CSV, JSONL or JSON) with cross-lingual records.
     #[arg(long)]
     pub records: Option<PathBuf>,
-    /// Question set(s): evenhand-questions JSON or MSQAD JSON (default: the built-in set).
+    /// Question set(s): evenhand-questions JSON, MSQAD JSON, or catalogue:NAME[/FILE] (default:
+    /// the built-in set).
     #[arg(long)]
     pub questions: Vec<PathBuf>,
     /// Run the simulated model (built-in language effect) instead of reading records.
@@ -109,11 +111,23 @@ fn load_set(s: &mut Session, paths: &[PathBuf]) -> Result<(), Failure> {
         return Ok(());
     }
     let mut sets = vec![];
-    for p in paths {
-        sets.push(questions::read(&p.display().to_string(), &read(p)?)?);
+    let mut first = None;
+    for arg in paths {
+        for input in resolve(arg)? {
+            let name = input.name();
+            let set = questions::read(&name, &read(&input.path)?)?;
+            if set.nonfinite_values > 0 {
+                note(format_args!(
+                    "warning: {name}: {} bare NaN/Infinity values (not JSON; Python writes missing values so) read as missing",
+                    set.nonfinite_values
+                ));
+            }
+            first.get_or_insert(name);
+            sets.push(set);
+        }
     }
     let merged = questions::merge(sets)?;
-    s.use_set(&paths[0].display().to_string(), merged);
+    s.use_set(&first.unwrap_or_default(), merged);
     Ok(())
 }
 

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 mod batch;
 mod bbq;
 mod crosslingual;
+mod datasets;
 mod divergence;
 mod records;
 mod reference;
@@ -71,6 +72,10 @@ enum Command {
     /// The batch route: export a plan as an OpenAI Batch / Anthropic Message Batches file,
     /// or import a result file into the record table.
     Batch(Box<batch::Args>),
+    /// Public datasets the methods read (datasets/catalogue.json): list them, fetch them into
+    /// a cache with their sha256 checked, verify a folder. Method commands take
+    /// `catalogue:NAME[/FILE]` wherever they take a data file.
+    Datasets(datasets::Args),
     /// The command reference (docs/cli.md) as Markdown, from these definitions.
     #[command(hide = true)]
     HelpMarkdown,
@@ -184,6 +189,7 @@ pub fn main() -> ExitCode {
         Command::Crosslingual(a) => crosslingual::run(*a),
         Command::Run(a) => run::run(*a),
         Command::Batch(a) => batch::run(*a),
+        Command::Datasets(a) => datasets::run(a),
         Command::HelpMarkdown => print(&reference::markdown(Cli::command())).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -1,23 +1,25 @@
 //! `evenhand expand`: a LangBiTe scenario and its libraries to prompt instances (JSONL).
 
+use super::datasets::{resolve_dir, resolve_one};
 use super::{Failure, Outcome, create_dir, note, print, read, read_text, write};
 use evenhand::requirements::{self, expand, library, ourlib, placeholder, scenario};
 use evenhand::stats::confidence::Confidence;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct ExpandArgs {
-    /// The scenario JSON (LangBiTe's input format, current or legacy).
+    /// The scenario JSON (LangBiTe's input format, current or legacy), or catalogue:NAME/FILE.
     #[arg(long)]
     scenario: PathBuf,
     /// A template library for one language, LANG=PATH (tab-separated .csv, .json prompt form, or our own
-    /// format, a .json object with "format": "evenhand-requirements/1", detected); repeatable.
+    /// format, a .json object with "format": "evenhand-requirements/1", detected); PATH may be
+    /// catalogue:NAME/FILE; repeatable.
     #[arg(long = "library")]
     libraries: Vec<String>,
-    /// Where LangBiTe's prompts_<lang>.csv live (the folder itself, prompts/ or langbite/resources/ under it);
-    /// used for languages without --library.
+    /// Where LangBiTe's prompts_<lang>.csv live (the folder itself, prompts/ or langbite/resources/ under it),
+    /// or catalogue:langbite (every library fetched); used for languages without --library.
     #[arg(long)]
     langbite_dir: Option<PathBuf>,
     /// The seed of template sampling (only groups larger than nTemplates are sampled); default:
@@ -32,19 +34,20 @@ pub struct ExpandArgs {
     manifest: Option<PathBuf>,
 }
 
-fn library_path(args: &ExpandArgs, lang: &str) -> Option<PathBuf> {
+fn library_path(args: &ExpandArgs, lang: &str) -> Result<Option<PathBuf>, Failure> {
     for spec in &args.libraries {
         if let Some((l, p)) = spec.split_once('=')
             && l.to_lowercase() == lang
         {
-            return Some(PathBuf::from(p));
+            return Ok(Some(resolve_one(Path::new(p))?.path));
         }
     }
-    let dir = args.langbite_dir.as_ref()?;
+    let Some(dir) = args.langbite_dir.as_ref() else { return Ok(None) };
+    let dir = resolve_dir(dir)?;
     let name = format!("prompts_{lang}.csv");
-    [dir.join(&name), dir.join("prompts").join(&name), dir.join("langbite/resources").join(&name)]
+    Ok([dir.join(&name), dir.join("prompts").join(&name), dir.join("langbite/resources").join(&name)]
         .into_iter()
-        .find(|p| p.is_file())
+        .find(|p| p.is_file()))
 }
 
 pub fn expand(args: &ExpandArgs) -> Outcome {
@@ -53,8 +56,9 @@ pub fn expand(args: &ExpandArgs) -> Outcome {
             return Err(Failure::new(format!("--library: expected LANG=PATH, found {spec:?}")));
         }
     }
-    let name = args.scenario.display().to_string();
-    let text = read_text(&args.scenario)?;
+    let scenario_path = resolve_one(&args.scenario)?.path;
+    let name = scenario_path.display().to_string();
+    let text = read_text(&scenario_path)?;
     // The LangBiTeForAPI payload carries the scenario and one language's templates together.
     let api = scenario::api_payload(&text);
     let config = api.as_ref().map_or(text.as_str(), |a| a.config.as_str());
@@ -73,7 +77,7 @@ pub fn expand(args: &ExpandArgs) -> Outcome {
     languages.dedup();
     for lang in languages {
         let inline = api.as_ref().filter(|a| a.input_language.as_ref() == Some(lang)).and_then(|a| a.prompts.clone());
-        let (file, bytes) = match (library_path(args, lang), inline) {
+        let (file, bytes) = match (library_path(args, lang)?, inline) {
             (Some(path), _) => (path.display().to_string(), read(&path)?),
             (None, Some(prompts)) => (format!("{name}#prompts"), prompts.into_bytes()),
             (None, None) => {
@@ -225,8 +229,9 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
             summary::langbite_timestamp(ms)
         }
     };
-    let name = args.scenario.display().to_string();
-    let scenario_bytes = read(&args.scenario)?;
+    let scenario_path = resolve_one(&args.scenario)?.path;
+    let name = scenario_path.display().to_string();
+    let scenario_bytes = read(&scenario_path)?;
     let text = utf8(&name, scenario_bytes.clone())?;
     let parsed = scenario::parse(&name, &text)?;
     for w in &parsed.warnings {

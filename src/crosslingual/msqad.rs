@@ -26,6 +26,11 @@ fn msqad_topic(file: &str) -> String {
     base.strip_suffix(".json").or_else(|| base.strip_suffix(".JSON")).unwrap_or(base).trim().to_string()
 }
 
+/// MSQAD's shape: an array whose first item is an object with a `<Language>_question` key.
+pub fn looks_like(items: &[Value]) -> bool {
+    items.first().and_then(Value::as_object).is_some_and(|o| o.keys().any(|k| k.ends_with("_question")))
+}
+
 pub fn read(file: &str, items: &[Value]) -> Result<QuestionSet, QuestionError> {
     let topic = msqad_topic(file);
     if topic.is_empty() {
@@ -103,6 +108,7 @@ pub fn read(file: &str, items: &[Value]) -> Result<QuestionSet, QuestionError> {
         questions,
         source_format: "msqad".into(),
         reference_model: msqad_model(file),
+        nonfinite_values: 0,
     })
 }
 

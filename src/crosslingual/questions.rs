@@ -45,6 +45,13 @@ pub struct QuestionSet {
     /// (MSQAD files) or "reference" (ours).
     #[serde(default)]
     pub reference_model: String,
+    /// Bare `NaN`/`Infinity` tokens read as missing values (MSQAD's files have them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nonfinite_values: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A problem in a question file, located as precisely as the file allows.
@@ -108,11 +115,10 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<QuestionSet, QuestionError> {
     if text.trim().is_empty() {
         return Err(QuestionError::new(file, "the file is empty; expected a JSON question set"));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| QuestionError {
-        line: Some(u32::try_from(e.line()).unwrap_or(u32::MAX)),
-        column: Some(u32::try_from(e.column()).unwrap_or(u32::MAX)),
-        ..QuestionError::new(file, format!("invalid JSON: {e}"))
-    })?;
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return read_nonfinite(file, text).unwrap_or_else(|| Err(invalid_json(file, &e))),
+    };
     match value {
         Value::Object(obj) => read_evenhand(file, &obj),
         Value::Array(items) => super::msqad::read(file, &items),
@@ -120,6 +126,30 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<QuestionSet, QuestionError> {
             Err(QuestionError::new(file, "expected an evenhand-questions object or an MSQAD array of question objects"))
         }
     }
+}
+
+fn invalid_json(file: &str, e: &serde_json::Error) -> QuestionError {
+    QuestionError {
+        line: Some(u32::try_from(e.line()).unwrap_or(u32::MAX)),
+        column: Some(u32::try_from(e.column()).unwrap_or(u32::MAX)),
+        ..QuestionError::new(file, format!("invalid JSON: {e}"))
+    }
+}
+
+/// MSQAD's files come from Python's `json.dump`, which writes a missing value as a bare
+/// `NaN`. Only a file that is MSQAD's array once those tokens are read as null is taken
+/// this way (None otherwise: the caller reports the original error), and the set says how
+/// many there were.
+fn read_nonfinite(file: &str, text: &str) -> Option<Result<QuestionSet, QuestionError>> {
+    let (fixed, count) = crate::formats::nonfinite::to_null(text);
+    if count == 0 {
+        return None;
+    }
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(&fixed) else { return None };
+    if !super::msqad::looks_like(&items) {
+        return None;
+    }
+    Some(super::msqad::read(file, &items).map(|set| QuestionSet { nonfinite_values: count, ..set }))
 }
 
 fn string_map(file: &str, v: Option<&Value>, field: &str) -> Result<BTreeMap<String, String>, QuestionError> {
@@ -237,6 +267,7 @@ fn read_evenhand(file: &str, obj: &Map<String, Value>) -> Result<QuestionSet, Qu
         questions,
         source_format: FORMAT.into(),
         reference_model: "reference".into(),
+        nonfinite_values: 0,
     })
 }
 
@@ -302,6 +333,7 @@ pub fn merge(sets: Vec<QuestionSet>) -> Result<QuestionSet, QuestionError> {
             out.modes.entry(mode).or_insert(t);
         }
         out.questions.extend(s.questions);
+        out.nonfinite_values += s.nonfinite_values;
     }
     Ok(out)
 }

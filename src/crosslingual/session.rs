@@ -35,6 +35,13 @@ pub struct SetSummary {
     pub topics: Vec<String>,
     pub modes: Vec<String>,
     pub questions: usize,
+    /// Bare `NaN`/`Infinity` tokens read as missing values; the page shows a warning.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nonfinite_values: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -164,6 +171,7 @@ fn summary(file: &str, s: &QuestionSet) -> SetSummary {
         topics: s.topics.clone(),
         modes: s.modes.keys().cloned().collect(),
         questions: s.questions.len(),
+        nonfinite_values: s.nonfinite_values,
     }
 }
 

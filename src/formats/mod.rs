@@ -4,6 +4,7 @@ pub mod csv_table;
 pub mod embeddings;
 pub mod json_records;
 pub mod mapping;
+pub mod nonfinite;
 pub mod problem;
 pub mod row;
 

@@ -1,0 +1,337 @@
+//! The dataset catalogue (datasets/catalogue.json, documented in docs/datasets.md): public
+//! datasets the methods read, each pinned to a commit of its repository, with every file's
+//! URL, size and sha256. Nothing in it is data; the files are fetched at run time.
+//!
+//! This module is pure: it reads and checks the catalogue, resolves `catalogue:NAME[/FILE]`
+//! references, applies the mirror rule and computes digests. Fetching, caching and the files'
+//! readers live with their callers (the CLI, the page).
+
+pub mod checksum;
+pub mod reference;
+
+pub use checksum::{Sha256Stream, sha256_hex};
+pub use reference::Reference;
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+pub const FORMAT: &str = "evenhand-catalogue";
+pub const VERSION: u32 = 1;
+
+/// The host every catalogue URL starts with; a mirror replaces exactly this prefix.
+pub const RAW_HOST: &str = "https://raw.githubusercontent.com";
+
+/// The catalogue shipped with this build.
+pub const BUILTIN: &str = include_str!("../../datasets/catalogue.json");
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalogue {
+    pub format: String,
+    pub version: u32,
+    #[serde(default)]
+    pub about: String,
+    pub datasets: Vec<Dataset>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dataset {
+    /// The stable id used in `catalogue:NAME[/FILE]`.
+    pub name: String,
+    pub title: String,
+    pub method: Method,
+    /// A short commit or a release tag.
+    pub version: String,
+    /// `owner/name` on GitHub.
+    pub repository: String,
+    pub commit: String,
+    pub source_url: String,
+    /// An SPDX id, or None when the repository states no license.
+    pub license: Option<String>,
+    pub license_note: Option<String>,
+    pub languages: Vec<String>,
+    pub categories: Vec<String>,
+    pub description: String,
+    /// BibTeX.
+    pub citation: String,
+    /// Some of its files were compared byte for byte with a local reference copy.
+    pub checked_against_ref: bool,
+    pub files: Vec<DataFile>,
+    /// Files the repository lists but whose content could not be pinned (no size, no sha256).
+    #[serde(default)]
+    pub unpinned_files: Vec<Unpinned>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataFile {
+    /// FILE in `catalogue:NAME/FILE`.
+    pub name: String,
+    /// The path in the repository; also where the file goes under a cache or `--to` folder.
+    pub path: String,
+    pub url: String,
+    pub bytes: u64,
+    pub sha256: String,
+    pub rows: Option<u64>,
+    /// How `rows` was counted: "lines" (one record per line), "lines-minus-header" (a table),
+    /// "array-items" (a JSON array).
+    pub rows_counted: Option<String>,
+    pub kind: Kind,
+    pub format: FileFormat,
+    #[serde(default)]
+    pub language: Option<String>,
+    #[serde(default)]
+    pub category: Option<String>,
+    /// MBBQ: "bias" or "control".
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// MSQAD: the model that wrote the reference responses.
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub quirks: Vec<Quirk>,
+    #[serde(default)]
+    pub checked_against_ref: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unpinned {
+    pub path: String,
+    pub url: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    Bbq,
+    Requirements,
+    Crosslingual,
+    Divergence,
+}
+
+impl Method {
+    pub const ALL: [Method; 4] = [Method::Bbq, Method::Requirements, Method::Crosslingual, Method::Divergence];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Bbq => "bbq",
+            Method::Requirements => "requirements",
+            Method::Crosslingual => "crosslingual",
+            Method::Divergence => "divergence",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Examples,
+    Predictions,
+    Templates,
+    Library,
+    Scenario,
+    Questions,
+    Responses,
+}
+
+/// Every file format the catalogue names; each maps to one reader of its method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileFormat {
+    BbqJsonl,
+    /// BBQ rows plus one `<model>_pred_<format>` column of answer text per model and prompt.
+    BbqPredictionsJsonl,
+    KobbqTsv,
+    /// KoBBQ's template table: listed so it can be fetched and checked; no reader reads it yet.
+    KobbqTemplatesTsv,
+    GgbbqJsonl,
+    GgbbqTemplatesCsv,
+    LangbiteLibraryCsv,
+    LangbiteScenarioJson,
+    MsqadJson,
+}
+
+impl FileFormat {
+    /// False for formats kept in the catalogue for fetching and checking only.
+    pub fn has_reader(self) -> bool {
+        !matches!(self, FileFormat::KobbqTemplatesTsv)
+    }
+}
+
+/// Known oddities of real files that their reader takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Quirk {
+    /// Bare `NaN`, `Infinity`, `-Infinity` for missing values (Python's json.dump).
+    NanTokens,
+    /// Predictions in `<model>_pred_<format>` columns, one model per column.
+    PredictionColumns,
+}
+
+/// A problem in the catalogue file, located by line and column (syntax, types) or by the
+/// dataset, file and field at fault (rules the types cannot say).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}{}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default(), column.map(|c| format!(":{c}")).unwrap_or_default())]
+pub struct CatalogueError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+/// Why a `catalogue:` reference names nothing.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LookupError {
+    #[error("catalogue: no dataset {name:?}; the catalogue has {known}")]
+    NoDataset { name: String, known: String },
+    #[error("catalogue:{dataset}: no file {file:?}; it has {known}")]
+    NoFile { dataset: String, file: String, known: String },
+}
+
+impl Catalogue {
+    /// The catalogue built into this program (datasets/catalogue.json).
+    pub fn builtin() -> Catalogue {
+        // Checked by tests/catalogue.rs; a broken built-in file cannot be shipped.
+        parse("datasets/catalogue.json", BUILTIN).unwrap_or_else(|_| Catalogue {
+            format: FORMAT.into(),
+            version: VERSION,
+            about: String::new(),
+            datasets: vec![],
+        })
+    }
+
+    pub fn dataset(&self, name: &str) -> Result<&Dataset, LookupError> {
+        self.datasets.iter().find(|d| d.name == name).ok_or_else(|| LookupError::NoDataset {
+            name: name.into(),
+            known: self.datasets.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// The dataset and the files a reference names: one file, or all of the dataset's.
+    pub fn lookup(&self, r: &Reference) -> Result<(&Dataset, Vec<&DataFile>), LookupError> {
+        let d = self.dataset(&r.dataset)?;
+        let files = match &r.file {
+            None => d.files.iter().collect(),
+            Some(f) => vec![d.files.iter().find(|x| &x.name == f).ok_or_else(|| LookupError::NoFile {
+                dataset: d.name.clone(),
+                file: f.clone(),
+                known: d.files.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", "),
+            })?],
+        };
+        Ok((d, files))
+    }
+}
+
+/// The mirror rule: a base URL replaces [`RAW_HOST`] in a file URL, keeping the path.
+/// URLs on other hosts are returned unchanged.
+pub fn mirror(url: &str, base: Option<&str>) -> String {
+    match (base, url.strip_prefix(RAW_HOST)) {
+        (Some(base), Some(rest)) => format!("{}{rest}", base.trim_end_matches('/')),
+        _ => url.to_string(),
+    }
+}
+
+/// Reads and checks a catalogue.
+pub fn parse(file: &str, text: &str) -> Result<Catalogue, CatalogueError> {
+    let c: Catalogue = serde_json::from_str(text).map_err(|e| CatalogueError {
+        file: file.into(),
+        line: Some(e.line()),
+        column: Some(e.column()),
+        message: e.to_string(),
+    })?;
+    check(&c).map_err(|(needle, message)| CatalogueError {
+        file: file.into(),
+        line: needle.and_then(|n| line_of(text, &n)),
+        column: None,
+        message,
+    })?;
+    Ok(c)
+}
+
+/// The 1-based line of the first occurrence of `needle` (the JSON text of the offending value).
+fn line_of(text: &str, needle: &str) -> Option<usize> {
+    text.find(needle).map(|at| text[..at].matches('\n').count() + 1)
+}
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A path that stays inside the folder it is joined to.
+fn safe_path(p: &str) -> bool {
+    !p.is_empty()
+        && !p.starts_with('/')
+        && !p.contains('\\')
+        && !p.contains(':')
+        && p.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
+}
+
+type Fault = (Option<String>, String);
+
+fn check(c: &Catalogue) -> Result<(), Fault> {
+    let quoted = |s: &str| Some(serde_json::to_string(s).unwrap_or_default());
+    if c.format != FORMAT {
+        return Err((quoted(&c.format), format!("field format: expected {FORMAT:?}, found {:?}", c.format)));
+    }
+    if c.version != VERSION {
+        return Err((None, format!("field version: expected {VERSION}, found {}", c.version)));
+    }
+    let mut names = HashSet::new();
+    for d in &c.datasets {
+        let at = |field: &str, msg: String| format!("dataset {:?}: field {field}: {msg}", d.name);
+        let name_ok =
+            !d.name.is_empty() && d.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !name_ok {
+            return Err((quoted(&d.name), at("name", "expected lower-case letters, digits and '-'".into())));
+        }
+        if !names.insert(d.name.as_str()) {
+            return Err((quoted(&d.name), at("name", "a second dataset with this name".into())));
+        }
+        if !is_hex(&d.commit, 40) {
+            return Err((quoted(&d.commit), at("commit", "expected 40 lower-case hex digits".into())));
+        }
+        if !d.source_url.contains(&d.commit) {
+            return Err((quoted(&d.source_url), at("source_url", "expected the commit in the URL".into())));
+        }
+        if d.license.is_none() && d.license_note.as_deref().is_none_or(str::is_empty) {
+            return Err((
+                quoted(&d.name),
+                at("license_note", "a dataset with no license needs a note saying so".into()),
+            ));
+        }
+        if !d.citation.trim_start().starts_with('@') {
+            return Err((quoted(&d.name), at("citation", "expected a BibTeX entry".into())));
+        }
+        if d.files.is_empty() {
+            return Err((quoted(&d.name), at("files", "expected at least one file".into())));
+        }
+        let prefix = format!("{RAW_HOST}/{}/{}/", d.repository, d.commit);
+        let mut file_names = HashSet::new();
+        for f in &d.files {
+            let at =
+                |field: &str, msg: String| format!("dataset {:?}: file {:?}: field {field}: {msg}", d.name, f.name);
+            if f.name.is_empty() || f.name.contains(':') || !file_names.insert(f.name.as_str()) {
+                return Err((
+                    quoted(&f.name),
+                    at("name", "expected a non-empty name, unique in the dataset, without ':'".into()),
+                ));
+            }
+            if !safe_path(&f.path) {
+                return Err((quoted(&f.path), at("path", "expected a relative path without '..', ':' or '\\'".into())));
+            }
+            if !f.url.starts_with(&prefix) {
+                return Err((quoted(&f.url), at("url", format!("expected it to start with {prefix}"))));
+            }
+            if !is_hex(&f.sha256, 64) {
+                return Err((quoted(&f.sha256), at("sha256", "expected 64 lower-case hex digits".into())));
+            }
+            if f.bytes == 0 {
+                return Err((quoted(&f.sha256), at("bytes", "an empty file is not a pinned dataset file".into())));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,417 @@
+//! `evenhand datasets`: the catalogue (datasets/catalogue.json) listed, fetched into a cache
+//! and verified; and [`resolve`], through which every method command turns a
+//! `catalogue:NAME[/FILE]` argument into files on disk, fetching what the cache lacks.
+//!
+//! A download goes to `<file>.part` and is resumed with a Range request when that exists; the
+//! whole file's sha256 is checked before the rename, so a file under its final name has always
+//! matched its pin. A mismatch removes the .part: resuming a wrong file would only repeat it.
+
+use super::{Failure, Outcome, create_dir, note, print_json};
+use evenhand::catalogue::{self, Catalogue, DataFile, Dataset, Method, Reference, Sha256Stream};
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The mirror rule's environment variable: a base URL replacing https://raw.githubusercontent.com.
+pub const BASE_ENV: &str = "EVENHAND_DATASETS_BASE";
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(clap::Subcommand)]
+enum Sub {
+    /// The catalogue: name, method, languages, license, files and size per dataset.
+    List {
+        /// Only the datasets of this method: bbq, requirements, crosslingual or divergence.
+        #[arg(long)]
+        method: Option<String>,
+    },
+    /// Download a dataset (NAME) or one of its files (NAME/FILE), resuming an interrupted
+    /// download, and check every file's sha256 before keeping it.
+    Fetch {
+        /// A dataset name from `evenhand datasets list`, or NAME/FILE for one file.
+        name: String,
+        /// Write the files here (at their paths in the source repository) instead of the cache.
+        #[arg(long)]
+        to: Option<PathBuf>,
+        /// The cache folder [default: $XDG_CACHE_HOME/evenhand/datasets, else
+        /// ~/.cache/evenhand/datasets].
+        #[arg(long)]
+        cache_dir: Option<PathBuf>,
+        /// A mirror: replaces https://raw.githubusercontent.com in every file URL, keeping the
+        /// path [env: EVENHAND_DATASETS_BASE].
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Check every catalogue file found under DIR (a cache or a --to folder) against its
+    /// sha256; exit 1 when one differs.
+    Verify { dir: PathBuf },
+}
+
+pub fn run(a: Args) -> Outcome {
+    let c = Catalogue::builtin();
+    match a.command {
+        Sub::List { method } => list(&c, method.as_deref()),
+        Sub::Fetch { name, to, cache_dir, base_url } => {
+            let r = Reference::parse(&format!("{}{name}", catalogue::reference::PREFIX))
+                .unwrap_or_else(|| Err(String::new()))
+                .map_err(|e| Failure::new(format!("fetch: {e}")))?;
+            let base = base_url.or_else(|| std::env::var(BASE_ENV).ok());
+            let (d, files) = c.lookup(&r)?;
+            let root = match to {
+                Some(dir) => dir,
+                None => dataset_dir(&cache_root(cache_dir)?, d),
+            };
+            let mut out = vec![];
+            for f in files {
+                let (path, status) = fetch(f, &root, base.as_deref())?;
+                out.push(Fetched { file: f.name.clone(), path: path.display().to_string(), bytes: f.bytes, status });
+            }
+            print_json(
+                &serde_json::json!({"dataset": d.name, "license": d.license, "license_note": d.license_note, "files": out}),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Sub::Verify { dir } => verify(&c, &dir),
+    }
+}
+
+#[derive(Serialize)]
+struct Fetched {
+    file: String,
+    path: String,
+    bytes: u64,
+    /// "fetched", "resumed" or "cached".
+    status: &'static str,
+}
+
+fn list(c: &Catalogue, method: Option<&str>) -> Outcome {
+    let method = match method {
+        None => None,
+        Some(m) => Some(Method::ALL.into_iter().find(|x| x.as_str() == m).ok_or_else(|| {
+            Failure::new(format!("--method: expected bbq, requirements, crosslingual or divergence, found {m:?}"))
+        })?),
+    };
+    #[derive(Serialize)]
+    struct Row<'a> {
+        name: &'a str,
+        title: &'a str,
+        method: &'static str,
+        version: &'a str,
+        languages: &'a [String],
+        license: &'a str,
+        files: usize,
+        bytes: u64,
+        source: &'a str,
+        unpinned_files: usize,
+    }
+    let rows: Vec<Row> = c
+        .datasets
+        .iter()
+        .filter(|d| method.is_none_or(|m| d.method == m))
+        .map(|d| Row {
+            name: &d.name,
+            title: &d.title,
+            method: d.method.as_str(),
+            version: &d.version,
+            languages: &d.languages,
+            license: d.license.as_deref().unwrap_or("no license stated"),
+            files: d.files.len(),
+            bytes: d.files.iter().map(|f| f.bytes).sum(),
+            source: &d.source_url,
+            unpinned_files: d.unpinned_files.len(),
+        })
+        .collect();
+    print_json(&rows)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The cache folder: `--cache-dir`, else $XDG_CACHE_HOME/evenhand/datasets, else
+/// ~/.cache/evenhand/datasets.
+pub fn cache_root(flag: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    if let Some(dir) = flag {
+        return Ok(dir);
+    }
+    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(xdg) = non_empty("XDG_CACHE_HOME") {
+        return Ok(xdg.join("evenhand").join("datasets"));
+    }
+    non_empty("HOME").map(|h| h.join(".cache").join("evenhand").join("datasets")).ok_or_else(|| {
+        Failure::new("no cache folder: set XDG_CACHE_HOME or HOME, or pass --cache-dir to `evenhand datasets fetch`")
+    })
+}
+
+/// Where a dataset's files live in the cache: one folder per name and version.
+fn dataset_dir(cache: &Path, d: &Dataset) -> PathBuf {
+    cache.join(&d.name).join(&d.version)
+}
+
+/// A data file a method command was given: its path, and what the catalogue says of it.
+pub struct Input {
+    pub path: PathBuf,
+    pub file: Option<DataFile>,
+}
+
+impl Input {
+    pub fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    pub fn language(&self) -> Option<&str> {
+        self.file.as_ref().and_then(|f| f.language.as_deref())
+    }
+}
+
+/// A path as given, or the files a `catalogue:NAME[/FILE]` names, fetched into the cache
+/// (with $EVENHAND_DATASETS_BASE as mirror) when missing there.
+pub fn resolve(arg: &Path) -> Result<Vec<Input>, Failure> {
+    let text = arg.to_string_lossy();
+    let Some(r) = Reference::parse(&text) else { return Ok(vec![Input { path: arg.to_path_buf(), file: None }]) };
+    let r = r.map_err(Failure::new)?;
+    let c = Catalogue::builtin();
+    let (d, files) = c.lookup(&r)?;
+    let root = dataset_dir(&cache_root(None)?, d);
+    let base = std::env::var(BASE_ENV).ok();
+    let mut out = vec![];
+    for f in files {
+        let (path, status) = fetch(f, &root, base.as_deref())?;
+        if status != "cached" {
+            note(format_args!("{r}: {status} {} ({} bytes, sha256 checked)", path.display(), f.bytes));
+        }
+        out.push(Input { path, file: Some(f.clone()) });
+    }
+    Ok(out)
+}
+
+/// [`resolve`] for an argument that must name exactly one file.
+pub fn resolve_one(arg: &Path) -> Result<Input, Failure> {
+    let mut all = resolve(arg)?;
+    match all.len() {
+        1 => Ok(all.remove(0)),
+        n => Err(Failure::new(format!(
+            "{}: names {n} files where one is expected; add /FILE (see `evenhand datasets list`)",
+            arg.display()
+        ))),
+    }
+}
+
+/// The folder a `catalogue:NAME` stands for once all its files are fetched (for options
+/// that take a folder, such as `expand --langbite-dir`).
+pub fn resolve_dir(arg: &Path) -> Result<PathBuf, Failure> {
+    let text = arg.to_string_lossy();
+    if Reference::parse(&text).is_none() {
+        return Ok(arg.to_path_buf());
+    }
+    let inputs = resolve(arg)?;
+    let first = inputs.first().ok_or_else(|| Failure::new(format!("{text}: no files")))?;
+    let (path, rel) = (&first.path, first.file.as_ref().map_or("", |f| f.path.as_str()));
+    let depth = rel.split('/').count();
+    Ok(path.ancestors().nth(depth).unwrap_or(path).to_path_buf())
+}
+
+fn part_path(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_os_string();
+    p.push(".part");
+    PathBuf::from(p)
+}
+
+fn io_err(path: &Path, what: &str) -> impl Fn(std::io::Error) -> Failure {
+    let path = path.display().to_string();
+    let what = what.to_string();
+    move |e| Failure::new(format!("{path}: cannot {what}: {e}"))
+}
+
+/// The sha256 and length of a file on disk, read in chunks.
+fn digest_file(path: &Path) -> Result<(String, u64), Failure> {
+    let mut file = std::fs::File::open(path).map_err(io_err(path, "read"))?;
+    let mut s = Sha256Stream::default();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut n = 0u64;
+    loop {
+        let k = file.read(&mut buf).map_err(io_err(path, "read"))?;
+        if k == 0 {
+            return Ok((s.finish(), n));
+        }
+        s.update(&buf[..k]);
+        n += k as u64;
+    }
+}
+
+/// Makes `root/<f.path>` hold the pinned file: kept when already there and matching, else
+/// downloaded (resumed from a .part) and checked. Returns the path and what was done.
+pub fn fetch(f: &DataFile, root: &Path, base: Option<&str>) -> Result<(PathBuf, &'static str), Failure> {
+    let path = f.path.split('/').fold(root.to_path_buf(), |p, part| p.join(part));
+    if path.is_file() {
+        let (sha, _) = digest_file(&path)?;
+        if sha == f.sha256 {
+            return Ok((path, "cached"));
+        }
+        return Err(Failure::new(format!(
+            "{}: present, but its sha256 is {sha}, not the pinned {}; remove it to fetch it again",
+            path.display(),
+            f.sha256
+        )));
+    }
+    if let Some(dir) = path.parent() {
+        create_dir(dir)?;
+    }
+    let url = catalogue::mirror(&f.url, base);
+    let part = part_path(&path);
+    let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
+    let resumed = have > 0 && have <= f.bytes;
+    if have > f.bytes {
+        // Longer than the pinned file: it cannot become it.
+        std::fs::remove_file(&part).map_err(io_err(&part, "remove"))?;
+    }
+    let appended =
+        if resumed && have == f.bytes { true } else { download(&url, &part, if resumed { have } else { 0 }, f.bytes)? };
+    let (sha, len) = digest_file(&part)?;
+    if sha != f.sha256 || len != f.bytes {
+        std::fs::remove_file(&part).map_err(io_err(&part, "remove"))?;
+        return Err(Failure::new(format!(
+            "{url}: refused: sha256 {sha} ({len} bytes) differs from the pinned {} ({} bytes); nothing was kept",
+            f.sha256, f.bytes
+        )));
+    }
+    std::fs::rename(&part, &path).map_err(io_err(&path, "write"))?;
+    Ok((path, if resumed && appended { "resumed" } else { "fetched" }))
+}
+
+/// GETs `url` into `part` from byte `from` on (a Range request when `from` > 0), reading at
+/// most up to `total` bytes. An interrupted body leaves what came in the .part for next time.
+/// True when the server took the Range request and the body was appended.
+fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<bool, Failure> {
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(30)))
+        .timeout_recv_response(Some(Duration::from_secs(60)))
+        .user_agent(format!("evenhand/{}", evenhand::VERSION))
+        .build()
+        .new_agent();
+    let mut req = agent.get(url);
+    if from > 0 {
+        req = req.header("Range", format!("bytes={from}-"));
+    }
+    let response = req.call().map_err(|e| Failure::new(format!("{url}: {e}")))?;
+    let status = response.status().as_u16();
+    let append = match status {
+        206 if from > 0 => true,
+        200 => false,
+        _ => return Err(Failure::new(format!("{url}: HTTP {status}; expected the file"))),
+    };
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(part)
+        .map_err(io_err(part, "write"))?;
+    let start = if append { from } else { 0 };
+    // One byte over the pinned size is enough to know the file is not it.
+    let mut body = response.into_body().into_with_config().limit(total - start + 1).reader();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut got = start;
+    loop {
+        match body.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => {
+                out.write_all(&buf[..k]).map_err(io_err(part, "write"))?;
+                got += k as u64;
+            }
+            Err(e) => {
+                out.flush().map_err(io_err(part, "write"))?;
+                return Err(Failure::new(format!(
+                    "{url}: interrupted after {got} of {total} bytes ({e}); run the command again to resume from {}",
+                    part.display()
+                )));
+            }
+        }
+    }
+    out.flush().map_err(io_err(part, "write"))?;
+    Ok(append)
+}
+
+/// Every file under `dir` whose path ends with a catalogue file's path is checked against
+/// that file's sha256.
+fn verify(c: &Catalogue, dir: &Path) -> Outcome {
+    if !dir.is_dir() {
+        return Err(Failure::new(format!("{}: not a folder", dir.display())));
+    }
+    let mut found = vec![];
+    walk(dir, &mut found)?;
+    found.sort();
+    #[derive(Serialize)]
+    struct Checked {
+        path: String,
+        dataset: String,
+        file: String,
+        ok: bool,
+        sha256: String,
+        expected: String,
+    }
+    let mut checked = vec![];
+    let mut unknown = vec![];
+    for path in found {
+        let rel = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let candidates: Vec<(&Dataset, &DataFile)> = c
+            .datasets
+            .iter()
+            .flat_map(|d| d.files.iter().map(move |f| (d, f)))
+            .filter(|(_, f)| rel == f.path || rel.ends_with(&format!("/{}", f.path)))
+            .collect();
+        if candidates.is_empty() {
+            if !rel.ends_with(".part") {
+                unknown.push(rel);
+            }
+            continue;
+        }
+        let (sha, _) = digest_file(&path)?;
+        // Two datasets may share a path (data/Age.jsonl); the one whose pin matches, or the
+        // one whose cache folder (NAME/VERSION/) the path is under.
+        let pick = candidates
+            .iter()
+            .find(|(_, f)| f.sha256 == sha)
+            .or_else(|| candidates.iter().find(|(d, _)| rel.starts_with(&format!("{}/{}/", d.name, d.version))))
+            .unwrap_or(&candidates[0]);
+        checked.push(Checked {
+            path: rel,
+            dataset: pick.0.name.clone(),
+            file: pick.1.name.clone(),
+            ok: pick.1.sha256 == sha,
+            expected: pick.1.sha256.clone(),
+            sha256: sha,
+        });
+    }
+    if checked.is_empty() {
+        return Err(Failure::new(format!(
+            "{}: no catalogue file found under it (files are matched by their path in the source repository)",
+            dir.display()
+        )));
+    }
+    let bad = checked.iter().filter(|c| !c.ok).count();
+    for c in checked.iter().filter(|c| !c.ok) {
+        note(format_args!(
+            "{}: sha256 {} differs from the pinned {} ({}/{})",
+            c.path, c.sha256, c.expected, c.dataset, c.file
+        ));
+    }
+    print_json(&serde_json::json!({"checked": checked, "mismatched": bad, "not_in_catalogue": unknown}))?;
+    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    for entry in std::fs::read_dir(dir).map_err(io_err(dir, "read"))? {
+        let path = entry.map_err(io_err(dir, "read"))?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
