@@ -124,10 +124,13 @@ export async function store(file, data) {
   return true;
 }
 
+// Reading must not create the cache: a visit that never loads a file leaves no trace.
+const existing = async () => (canStore() && (await caches.has(CACHE)) ? caches.open(CACHE) : null);
+
 /** The stored bytes of a catalogue file, checked again (storage can be cut short), or null. */
 export async function stored(file) {
-  if (!canStore()) return null;
-  const cache = await caches.open(CACHE);
+  const cache = await existing();
+  if (!cache) return null;
   const hit = await cache.match(file.url);
   if (!hit) return null;
   const data = new Uint8Array(await hit.arrayBuffer());
@@ -142,15 +145,14 @@ export async function stored(file) {
 
 /** The URLs stored now. */
 export async function storedUrls() {
-  if (!canStore()) return new Set();
-  const cache = await caches.open(CACHE);
+  const cache = await existing();
+  if (!cache) return new Set();
   return new Set((await cache.keys()).map((r) => r.url));
 }
 
 export async function remove(file) {
-  if (!canStore()) return;
-  const cache = await caches.open(CACHE);
-  await cache.delete(file.url);
+  const cache = await existing();
+  await cache?.delete(file.url);
 }
 
 /** {usage, quota} of the whole origin, when the browser tells. */

@@ -67,6 +67,7 @@ const ops = {
   bbqClear: () => bbq().clear(),
   bbqAddPredictions: (name, data, format) => bbq().add_predictions(name, bytes(data), format ?? undefined),
   bbqSimulate: (request) => bbq().simulate(request),
+  bbqSimulatePart: (request, from, to) => bbq().simulate_part(request, from, to),
   bbqSetBootstrap: (settings) => bbq().set_bootstrap(settings),
   bbqView: () => bbq().view(),
   bbqRows: (query) => bbq().rows(query ?? null),

@@ -61,6 +61,14 @@ pub enum SessionError {
 }
 
 #[derive(Debug, Clone, Serialize)]
+pub struct SimulatedPart {
+    pub answered: usize,
+    /// Where the next part starts.
+    pub to: usize,
+    pub examples: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
 pub struct KeepSummary {
     pub kept: usize,
     pub dropped: usize,
@@ -200,6 +208,21 @@ impl Session {
     /// Asks the simulated model every example, rendered with a prompt variant of its language
     /// (`variant` None: the first variant of each language). Replaces that model's predictions.
     pub fn simulate(&mut self, behaviour: &Behaviour, seed: u64, variant: Option<&str>) -> Result<usize, SessionError> {
+        Ok(self.simulate_part(behaviour, seed, variant, 0, usize::MAX)?.answered)
+    }
+
+    /// The simulated model on examples `from..to` only, so that a page can show progress on a
+    /// large benchmark: the part from 0 replaces that model's predictions, later parts add to
+    /// them (ask them in order). Every answer depends on its example alone, so the parts
+    /// together give what one [`Session::simulate`] gives.
+    pub fn simulate_part(
+        &mut self,
+        behaviour: &Behaviour,
+        seed: u64,
+        variant: Option<&str>,
+        from: usize,
+        to: usize,
+    ) -> Result<SimulatedPart, SessionError> {
         if self.examples.is_empty() {
             return Err(SessionError::NoData);
         }
@@ -208,8 +231,8 @@ impl Session {
             .transpose()?;
         let model = behaviour.model();
         let mut preds = vec![];
-        let mut added = 0;
-        for ex in &self.examples {
+        let to = to.min(self.examples.len());
+        for ex in self.examples.get(from..to).unwrap_or_default() {
             let Some(v) = fixed.or_else(|| super::prompt::variants_for(&ex.language).first().copied()) else {
                 continue;
             };
@@ -237,11 +260,16 @@ impl Session {
                 by_likelihood: false,
                 file: String::new(),
             });
-            added += 1;
         }
+        let answered = preds.len();
         let matched = score::judge(&self.examples, &preds, "simulated");
-        self.replace_models(preds, matched);
-        Ok(added)
+        if from == 0 {
+            self.replace_models(preds, matched);
+        } else {
+            self.predictions.extend(preds);
+            self.matched.replace_models(&Default::default(), matched, self.examples.len());
+        }
+        Ok(SimulatedPart { answered, to: to.max(from), examples: self.examples.len() })
     }
 
     /// Keeps only the examples the selection names, with their predictions; a selection that
@@ -400,5 +428,32 @@ mod tests {
         let none = super::super::select::Selection { languages: vec!["xx".into()], ..Default::default() };
         assert!(matches!(s.keep(&none), Err(SessionError::NothingSelected(n)) if n == k.kept));
         assert_eq!(s.examples.len(), k.kept);
+    }
+
+    #[test]
+    fn simulating_in_parts_equals_one_call() {
+        let mut whole = Session::default();
+        whole.use_builtin(3, &["en", "fr"]);
+        let mut parts = whole.clone();
+        let b = Behaviour::default();
+        let n = whole.simulate(&b, 9, None).unwrap();
+        // A model answered before is replaced by the part from 0, as by a whole call.
+        parts.simulate(&Behaviour::default(), 1, None).unwrap();
+        let mut from = 0;
+        let mut answered = 0;
+        while from < parts.examples.len() {
+            let p = parts.simulate_part(&b, 9, None, from, from + 7).unwrap();
+            answered += p.answered;
+            from = p.to;
+        }
+        assert_eq!(answered, n);
+        assert_eq!(parts.predictions, whole.predictions);
+        let key = |m: &Matched| {
+            let mut j: Vec<String> =
+                m.judged.iter().map(|j| format!("{}|{}|{:?}", j.model, j.example, j.prediction)).collect();
+            j.sort();
+            (j, m.missing, m.rows.len())
+        };
+        assert_eq!(key(&parts.matched), key(&whole.matched));
     }
 }

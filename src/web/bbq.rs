@@ -74,6 +74,13 @@ impl BbqSession {
         self.0.simulate(&r.behaviour, r.seed, r.variant.as_deref()).map_err(failed)
     }
 
+    /// The simulated model on examples `from..to` (the part from 0 replaces its answers):
+    /// {answered, to, examples}, so the page can step through a large benchmark with progress.
+    pub fn simulate_part(&mut self, request: JsValue, from: usize, to: usize) -> Result<JsValue, JsValue> {
+        let r: SimulateRequest = from_js("simulate request", request)?;
+        to_js(&self.0.simulate_part(&r.behaviour, r.seed, r.variant.as_deref(), from, to).map_err(failed)?)
+    }
+
     pub fn set_bootstrap(&mut self, settings: JsValue) -> Result<(), JsValue> {
         let s: crate::bbq::metrics::BootstrapSettings = from_js("bootstrap settings", settings)?;
         self.0.set_bootstrap(s).map_err(failed)

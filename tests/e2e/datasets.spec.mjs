@@ -72,6 +72,13 @@ function bbqEntry() {
   };
 }
 
+// LangBiTe's entry from datasets/catalogue.json, and where ../shared/ref keeps its en_us library.
+const REPO_CATALOGUE = existsSync(path.join(ROOT, "datasets/catalogue.json"))
+  ? JSON.parse(readFileSync(path.join(ROOT, "datasets/catalogue.json"), "utf8")) : { datasets: [] };
+const LANGBITE = REPO_CATALOGUE.datasets.find((d) => d.name === "langbite");
+const LANGBITE_EN = LANGBITE?.files.find((f) => f.name === "en_us");
+const LANGBITE_REF = path.resolve(ROOT, "../shared/ref/langbite/prompts/prompts_en_us.csv");
+
 const CATALOGUE = {
   format: "evenhand-catalogue", version: 1,
   datasets: [bbqEntry(), {
@@ -82,7 +89,7 @@ const CATALOGUE = {
     citation: "@misc{fixture}", checked_against_ref: false,
     files: [{ name: "Age", path: "data/Age.jsonl", url: AGE_URL, bytes: AGE.length, sha256: sha256(AGE), rows: 40,
       kind: "examples", format: "bbq-jsonl", language: "en", category: "Age" }],
-  }],
+  }, ...(LANGBITE ? [LANGBITE] : [])],
 };
 
 /** The mirror: catalogue paths on 127.0.0.1, with CORS headers; under /tampered/ one byte is
@@ -90,6 +97,7 @@ const CATALOGUE = {
 function startMirror() {
   const files = new Map([[new URL(AGE_URL).pathname, AGE]]);
   if (existsSync(REAL)) files.set(new URL(CATALOGUE.datasets[0].files[0].url).pathname, readFileSync(REAL));
+  if (LANGBITE_EN && existsSync(LANGBITE_REF)) files.set(new URL(LANGBITE_EN.url).pathname, readFileSync(LANGBITE_REF));
   const served = [];
   const server = http.createServer((req, res) => {
     let p = new URL(req.url, MIRROR).pathname;
@@ -127,7 +135,9 @@ async function openDatasets(page, base = MIRROR) {
 }
 
 const row = (page, dataset, file) => page.locator(`#dataset-${dataset} tr[data-file="${file}"]`);
-const cached = (page) => page.evaluate(async () => (await (await caches.open("evenhand-datasets-v1")).keys()).map((r) => r.url));
+// The datasets cache's URLs; [] when the page never made the cache (reading must not make it).
+const cached = (page) => page.evaluate(async () => (await caches.has("evenhand-datasets-v1")
+  ? (await (await caches.open("evenhand-datasets-v1")).keys()).map((r) => r.url) : []));
 
 test("1. Sexual_orientation from the mirror: verified, kept, scored in two clicks; then from the cache with the mirror stopped", async ({ page }) => {
   test.skip(!existsSync(REAL), `../shared/ref/bbq/data/Sexual_orientation.jsonl is absent (${REAL})`);
@@ -199,7 +209,7 @@ test("2. a tampered file is refused with the URL and both hashes, and nothing is
     await expect(alert).toContainText(file.sha256);
     await expect(alert).toContainText(sha256(tampered));
     await shot(page, "datasets-tampered");
-    expect(await cached(page)).toEqual([]);
+    expect(await page.evaluate(() => caches.has("evenhand-datasets-v1"))).toBe(false);
     await expect(page.locator("#datasets-storage")).toHaveAttribute("data-files", "0");
   } finally {
     await mirror.stop();
@@ -245,4 +255,50 @@ test("3. a host without CORS headers: the source link and an upload field checke
   } finally {
     mock.stop();
   }
+});
+
+test("4. LangBiTe's en_us library from the mirror opens in the Requirements tab through its own upload field", async ({ page }) => {
+  test.skip(!LANGBITE_EN, "datasets/catalogue.json has no langbite en_us entry");
+  test.skip(!existsSync(LANGBITE_REF), `../shared/ref has no LangBiTe library (${LANGBITE_REF})`);
+  const errors = watchErrors(page);
+  const mirror = await startMirror();
+  try {
+    await openDatasets(page);
+    const card = page.locator("#dataset-langbite");
+    await expect(card).toContainText("MIT");
+    await row(page, "langbite", "en_us").getByRole("checkbox").check();
+    await card.getByRole("button", { name: "Open in Requirements" }).click();
+    await expect(page.getByRole("tab", { name: "Requirements" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.locator("#requirements-library-result")).toContainText("prompts_en_us.csv loaded for en_us");
+    expect(await cached(page)).toEqual([LANGBITE_EN.url]);
+  } finally {
+    await mirror.stop();
+  }
+  expect(errors).toEqual([]);
+});
+
+test.describe("with the service worker", () => {
+  test.use({ serviceWorkers: "allow" });
+
+  test("5. the built catalogue (www/data/catalogue.json) is listed with licenses and searchable, under the service worker; the methods link to it", async ({ page }) => {
+    test.skip(!existsSync(path.join(ROOT, "www/data/catalogue.json")), "www/data/catalogue.json is absent: ./build.sh build copies it");
+    const errors = watchErrors(page);
+    await open(page);
+    await tab(page, "Datasets");
+    await expect(page.locator("#panel-datasets")).toHaveAttribute("data-ready", "1");
+    await expect(page.locator("article.dataset")).toHaveCount(REPO_CATALOGUE.datasets.length);
+    for (const d of REPO_CATALOGUE.datasets) {
+      await expect(page.locator(`#dataset-${d.name} .license`)).toContainText(d.license ?? "No license stated");
+    }
+    await page.getByLabel("Search the catalogue").fill("BBQ Age English");
+    await expect(row(page, "bbq", "Age")).toBeVisible();
+    await expect(row(page, "bbq", "Religion")).toBeHidden();
+    await expect(page.locator("#dataset-langbite")).toBeHidden();
+    await shot(page, "datasets-catalogue");
+    // The methods' tabs link here.
+    await tab(page, "Benchmarks");
+    await page.locator("#panel-bench").getByRole("button", { name: "the Datasets tab" }).click();
+    await expect(page.getByRole("tab", { name: "Datasets" })).toHaveAttribute("aria-selected", "true");
+    expect(errors).toEqual([]);
+  });
 });

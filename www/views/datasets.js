@@ -4,13 +4,22 @@
 // gets the source link and an upload field; bias-QA files open in the Benchmarks tab with a
 // selection, scored on the simulated model or planned for a provider run.
 import { $, busy, el, errorMessage, plural, showIn } from "../dom.js";
-import { bbqDataChanged, handToRun } from "../handover.js";
+import { bbqDataChanged, handToRun, showTab } from "../handover.js";
 import * as store from "../dataset-store.js";
 
 const METHOD_LABEL = { bbq: "Bias QA benchmark (Benchmarks tab)", requirements: "Ethical requirements (Requirements tab)",
   crosslingual: "Cross-lingual refusals (Cross-lingual tab)", divergence: "Cultural divergence (Divergence tab)" };
-// Files of these kinds hold examples the Benchmarks tab reads as data.
-const BBQ_DATA_KINDS = new Set(["examples"]);
+// Files of these kinds hold examples the Benchmarks tab reads as data (BBQ's released
+// predictions carry the examples too, with one answer column per model).
+const BBQ_DATA_KINDS = new Set(["examples", "predictions"]);
+
+// Files the other tabs read through their own upload fields: the Datasets tab hands the verified
+// file to that field, so it goes through the same reader and messages as a user's upload.
+const TAB_INPUTS = {
+  "msqad-json": { tab: "crosslingual", label: "Cross-lingual", input: "crosslingual-questions-file" },
+  "langbite-library-csv": { tab: "requirements", label: "Requirements", input: "requirements-lib-file", language: "requirements-lib-language" },
+  "langbite-scenario-json": { tab: "requirements", label: "Requirements", input: "requirements-scenario-file" },
+};
 
 const languageNames = (() => {
   try {
@@ -27,17 +36,26 @@ const code = (text) => el("code", { text });
 /** "no license stated…" as a sentence: capital first, full stop last. */
 const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".");
 
-/** Everything a search may hit, lower case: dataset fields and, per file, its own. */
+/** The words of a text, lower case; a search word matches a word it begins ("age" finds
+ *  "Age" and "ages", not "language"). */
+const words = (...texts) => texts.filter(Boolean).join(" ").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const finds = (list, w) => list.some((x) => x.startsWith(w));
+
+/** What a search may hit in a dataset: `own` its own words (name, title, license, ...), `all`
+ *  those with every language and category it has, which its files narrow. */
 function haystack(d) {
+  const own = words(d.name, d.title, d.method, d.description, d.license ?? "no license stated", d.repository);
   const langs = (d.languages ?? []).flatMap((l) => [l, languageNames(l)]);
-  return [d.name, d.title, d.method, d.description, d.license ?? "no license stated", d.repository, ...langs,
-    ...(d.categories ?? [])].join(" ").toLowerCase();
+  return { own, all: [...own, ...words(...langs, ...(d.categories ?? []))] };
 }
-const fileHaystack = (f) => [f.name, f.path, f.category, f.language, f.language && languageNames(f.language), f.kind]
-  .filter(Boolean).join(" ").toLowerCase();
+const fileHaystack = (f) => words(f.name, f.path, f.category, f.language, f.language && languageNames(f.language), f.kind);
 
 /** @param {import("../rpc.js").AnalysisCall} call */
 export async function createDatasets(call) {
+  // The methods' tabs point here ("the Datasets tab" buttons).
+  for (const b of document.querySelectorAll("[data-show-tab]")) {
+    b.addEventListener("click", () => showTab(/** @type {HTMLElement} */ (b).dataset.showTab));
+  }
   const mirror = store.mirrorBase();
   if (mirror) {
     showIn($("datasets-mirror"), el("p", { text: `Files are fetched from the mirror ${mirror} (set by ?datasets-base=), ` +
@@ -65,16 +83,23 @@ export async function createDatasets(call) {
   await refreshAll();
   $("panel-datasets").dataset.ready = "1";
 
+  // A file shows when every word is in its dataset's own words or its own fields ("BBQ Age
+  // English" keeps BBQ's Age file); a dataset whose words match but none of whose files do
+  // (a category it lists without a file) shows whole.
   function search(query) {
-    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    const wanted = words(query);
     for (const c of cards) {
-      const base = haystack(c.dataset);
-      const all = words.every((w) => base.includes(w));
+      const { own, all } = haystack(c.dataset);
       let any = false;
       for (const [f, row] of c.rows) {
-        const hit = all || words.every((w) => base.includes(w) || fileHaystack(f).includes(w));
+        const mine = fileHaystack(f);
+        const hit = wanted.every((w) => finds(own, w) || finds(mine, w));
         row.hidden = !hit;
         any ||= hit;
+      }
+      if (!any && wanted.every((w) => finds(all, w))) {
+        for (const row of c.rows.values()) row.hidden = false;
+        any = true;
       }
       c.node.hidden = !any;
     }
@@ -180,6 +205,12 @@ export async function createDatasets(call) {
       el("caption", { text: `Files of ${d.name}` }),
       el("thead", {}, el("tr", {}, ["Use", "File", "Category", "Language", "Rows", "Size", "State", ""].map((h) => el("th", { scope: "col", text: h })))),
       tbody));
+    // Files the catalogue names but could not pin (no size or sha256): linked, never fetched.
+    const unpinned = (d.unpinned_files ?? []).length
+      ? el("details", { class: "unpinned" }, el("summary", { text: `${plural(d.unpinned_files.length, "file")} not pinned` }),
+        el("ul", {}, d.unpinned_files.map((u) => el("li", {},
+          el("a", { href: u.url, target: "_blank", rel: "noopener noreferrer", text: u.path }), `: ${u.reason}`))))
+      : null;
     const ticked = () => files.filter((f) => rows.get(f).tick.checked);
     const needTicked = () => {
       const list = ticked();
@@ -195,8 +226,14 @@ export async function createDatasets(call) {
       progress.hidden = false;
       progress.value = 0;
       try {
+        // Kept files are read (and checked again) when opened, not here.
+        const kept = await store.storedUrls();
         for (const f of list) {
           const row = rows.get(f);
+          if (kept.has(f.url) || loaded.has(f.url)) {
+            done += f.bytes;
+            continue;
+          }
           setState(row, "loading");
           status.textContent = `Fetching ${f.name} (${store.size(f.bytes)})…`;
           try {
@@ -269,7 +306,7 @@ export async function createDatasets(call) {
     }
 
     const actions = d.method === "bbq" ? bbqActions(d, files, ticked, needTicked, fetchFiles, status, problem)
-      : el("p", { class: "help", text: `Load the files, save a copy, and choose it in the ${METHOD_LABEL[d.method] ?? d.method}.` });
+      : tabActions(d, needTicked, fetchFiles, status, problem);
     const loadTicked = el("button", { type: "button", text: "Load the ticked files" });
     loadTicked.addEventListener("click", () => busy(loadTicked, async () => {
       try {
@@ -284,8 +321,40 @@ export async function createDatasets(call) {
         `${store.size(total)}${d.checked_against_ref ? " · checked against the reference copy" : ""}` }),
       el("p", { text: d.description ?? "" }), license,
       el("details", {}, el("summary", { text: "Citation (BibTeX)" }), citation, copy),
-      table, el("div", { class: "buttons" }, loadTicked), actions, progress, status, problem);
+      table, unpinned, el("div", { class: "buttons" }, loadTicked), actions, progress, status, problem);
     return { dataset: d, node, rows };
+  }
+
+  /** Other methods: each ticked file goes to its tab's upload field, one after the other. */
+  function tabActions(d, needTicked, fetchFiles, status, problem) {
+    const targets = [...new Set((d.files ?? []).map((f) => TAB_INPUTS[f.format]?.label).filter(Boolean))];
+    if (targets.length === 0) return el("p", { class: "help", text: "Load the files and save a copy: the CLI reads them (evenhand … catalogue:NAME/FILE)." });
+    const open = el("button", { type: "button", class: "primary", text: `Open in ${targets.join(" and ")}` });
+    open.addEventListener("click", () => busy(open, async () => {
+      try {
+        const list = needTicked();
+        const unknown = list.filter((f) => !TAB_INPUTS[f.format]);
+        if (unknown.length) throw new Error(`No tab reads ${unknown.map((f) => f.name).join(", ")} (${unknown[0].format}); save a copy for the CLI.`);
+        if (!(await fetchFiles(list))) return;
+        let last = "";
+        for (const f of list) {
+          const target = TAB_INPUTS[f.format];
+          const data = await bytesOf(f, () => {});
+          const input = $(target.input);
+          if (target.language) $(target.language).value = /^[a-z]{2}_[a-z]{2}/.exec(f.name)?.[0] ?? f.language ?? "";
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([data], fileName(f)));
+          input.files = transfer.files;
+          input.dispatchEvent(new Event("change"));
+          last = target.tab;
+        }
+        status.textContent = `${plural(list.length, "file")} of ${d.name} handed to the ${TAB_INPUTS[list[0].format].label} tab.`;
+        showTab(last);
+      } catch (err) {
+        showIn(problem, alert(el("p", { text: errorMessage(err) })));
+      }
+    }));
+    return el("div", { class: "buttons" }, open);
   }
 
   /** The Benchmarks tab's way in: a selection, then open, score on the simulated model, or
@@ -305,7 +374,7 @@ export async function createDatasets(call) {
     /** Loads the ticked files into the Benchmarks session (replacing its data) with the selection. */
     async function openTicked() {
       const list = needTicked().filter((f) => BBQ_DATA_KINDS.has(f.kind ?? "examples"));
-      if (list.length === 0) throw new Error("None of the ticked files holds examples (predictions files are scored in the Benchmarks tab).");
+      if (list.length === 0) throw new Error("None of the ticked files holds examples: templates are read by the CLI, not here.");
       if (!(await fetchFiles(list))) return null;
       const box = el("progress", { max: String(list.length), value: "0", "aria-label": "Reading the files" });
       showIn(problem, box);
@@ -349,8 +418,8 @@ export async function createDatasets(call) {
     });
     return el("div", { class: "dataset-open" },
       el("div", { class: "grid" },
-        el("div", { class: "row" }, el("label", { for: condition.id, text: "Contexts" }), condition),
-        el("div", { class: "row" }, el("label", { for: subset.id, text: "Names" }), subset)),
+        el("div", { class: "row" }, el("label", { for: condition.id, text: "Ambiguous or disambiguated" }), condition),
+        el("div", { class: "row" }, el("label", { for: subset.id, text: "Group terms or proper names" }), subset)),
       el("div", { class: "buttons" }, open, score, plan));
   }
 }
