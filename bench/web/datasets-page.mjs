@@ -44,17 +44,17 @@ await new Promise((r) => setTimeout(r, 800));
 
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
-// Resident memory of the browser's process tree, in MB.
+// Resident memory of Chromium's processes, in MB: every process under this one but the server.
 const rss = () => {
   try {
     const out = execFileSync("ps", ["-e", "-o", "pid=,ppid=,rss="], { encoding: "utf8" });
     const rows = out.trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number));
-    const tree = new Set([browser.process()?.pid]);
+    const tree = new Set([process.pid]);
     for (let grew = true; grew;) {
       grew = false;
       for (const [pid, ppid] of rows) if (tree.has(ppid) && !tree.has(pid)) { tree.add(pid); grew = true; }
     }
-    return rows.filter(([pid]) => tree.has(pid)).reduce((n, [, , kb]) => n + kb, 0) / 1024;
+    return rows.filter(([pid]) => tree.has(pid) && pid !== process.pid && pid !== server.pid).reduce((n, [, , kb]) => n + kb, 0) / 1024;
   } catch {
     return 0;
   }
