@@ -14,7 +14,7 @@ fn builtin() -> Catalogue {
 #[test]
 fn every_entry_is_complete_and_pinned() {
     let c = builtin();
-    assert_eq!(c, Catalogue::builtin());
+    assert_eq!(c, Catalogue::builtin().unwrap());
     assert!(c.datasets.len() >= 7, "{} datasets", c.datasets.len());
     let mut names = HashSet::new();
     for d in &c.datasets {
@@ -70,7 +70,8 @@ fn files_marked_checked_match_the_reference_copies() {
         return;
     }
     // Where ../shared/ref keeps each repository's files (its own layout, not the upstream one).
-    let places: [(&str, &str, &[(&str, &str)]); 3] = [
+    type Moves = &'static [(&'static str, &'static str)];
+    let places: [(&str, &str, Moves); 3] = [
         ("nyu-mll/BBQ", "bbq", &[]),
         ("shalakasatheesh/GG-BBQ", "ggbbq", &[]),
         (
@@ -145,4 +146,25 @@ fn a_broken_catalogue_is_refused_with_its_place() {
     // An unknown field is a typo, not an extension.
     let text = catalogue::BUILTIN.replacen("\"rows_counted\"", "\"rows_count\"", 1);
     assert!(catalogue::parse("c.json", &text).unwrap_err().to_string().contains("rows_count"));
+}
+
+#[test]
+fn the_table_in_docs_matches_the_catalogue() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/datasets.md")).unwrap();
+    let c = builtin();
+    let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), c.datasets.len(), "one table row per dataset");
+    for (row, d) in rows.iter().zip(&c.datasets) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[1], format!("`{}`", d.name));
+        assert_eq!(cells[2], d.method.as_str(), "{}", d.name);
+        assert_eq!(cells[3], d.languages.join(", "), "{}", d.name);
+        assert_eq!(cells[4], d.license.as_deref().unwrap_or("none stated"), "{}", d.name);
+        let files = match d.unpinned_files.len() {
+            0 => d.files.len().to_string(),
+            n => format!("{} (+{n} unpinned)", d.files.len()),
+        };
+        assert_eq!(cells[5], files, "{}", d.name);
+        assert!(cells[7].contains(&d.source_url), "{}", d.name);
+    }
 }

@@ -25,9 +25,8 @@ pub enum Format {
 pub struct Dataset {
     pub file: String,
     pub examples: Vec<Example>,
-    /// (example id, prediction text, model) found in the file itself (BBQ result files,
-    /// KoBBQ tables, record tables); the model is empty when the file does not say.
-    pub inline_predictions: Vec<(String, String, String)>,
+    /// Answers found in the file itself (BBQ result files, KoBBQ tables, record tables).
+    pub inline_predictions: Vec<InlinePrediction>,
     pub problems: Vec<Problem>,
 }
 
@@ -35,6 +34,23 @@ impl Dataset {
     /// Examples whose biased answer could not be decided, with the audit line of each.
     pub fn unresolved(&self) -> impl Iterator<Item = &Example> {
         self.examples.iter().filter(|e| e.biased.is_none())
+    }
+}
+
+/// An answer a data row carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InlinePrediction {
+    pub id: String,
+    pub answer: String,
+    /// Empty when the file does not say (the caller names the model after the file).
+    pub model: String,
+    /// The line of the row, for problems found when the answer is matched.
+    pub line: u64,
+}
+
+impl InlinePrediction {
+    fn new(id: &str, answer: impl Into<String>, model: impl Into<String>, line: u64) -> InlinePrediction {
+        InlinePrediction { id: id.to_string(), answer: answer.into(), model: model.into(), line }
     }
 }
 
@@ -104,12 +120,12 @@ pub fn read(file: &str, bytes: &[u8], format: Option<Format>, language: Option<&
                     Ok(mut ex) => {
                         bias::assign(&mut ex);
                         if let Some(p) = obj.get("prediction").and_then(Value::as_str) {
-                            ds.inline_predictions.push((ex.id.clone(), p.to_string(), String::new()));
+                            ds.inline_predictions.push(InlinePrediction::new(&ex.id, p, "", at));
                         }
                         // BBQ's released results: one column of answer text per model and prompt format.
                         for (key, value) in obj.iter().filter(|(k, _)| is_prediction_column(k)) {
                             if let Some(p) = value.as_str() {
-                                ds.inline_predictions.push((ex.id.clone(), p.to_string(), key.clone()));
+                                ds.inline_predictions.push(InlinePrediction::new(&ex.id, p, key.as_str(), at));
                             }
                         }
                         ds.examples.push(ex);
@@ -421,7 +437,7 @@ fn kobbq(file: &str, text: &str, language: &str, ds: &mut Dataset) {
             },
         };
         if let Some(p) = c_pred.map(get).filter(|p| !p.is_empty()) {
-            ds.inline_predictions.push((ex.id.clone(), p, String::new()));
+            ds.inline_predictions.push(InlinePrediction::new(&ex.id, p, "", line));
         }
         ds.examples.push(ex);
     }
@@ -471,7 +487,7 @@ fn records(file: &str, bytes: &[u8], ds: &mut Dataset) {
             continue;
         };
         let unknown = index("unknown");
-        ds.inline_predictions.push((id.clone(), r.response.clone(), r.model.clone()));
+        ds.inline_predictions.push(InlinePrediction::new(&id, r.response.as_str(), r.model.as_str(), line));
         if !seen.insert(id.clone()) {
             continue; // the same question asked again (another model or sample)
         }
@@ -564,10 +580,24 @@ mod tests {
             (dis.condition, dis.polarity, dis.label, dis.biased, dis.unknown),
             (Condition::Disambiguated, Polarity::NonNegative, 0, Some(1), Some(2))
         );
-        assert_eq!(
-            ds.inline_predictions,
-            [("KoBBQ_test:age-001a-001-amb-bsd".to_string(), "노인".to_string(), String::new())]
+        assert_eq!(ds.inline_predictions, [InlinePrediction::new("KoBBQ_test:age-001a-001-amb-bsd", "노인", "", 2)]);
+    }
+
+    #[test]
+    fn released_prediction_columns_are_one_model_each() {
+        assert!(is_prediction_column("unifiedqa-t5-11b_pred_race"));
+        assert!(
+            !is_prediction_column("_pred_race")
+                && !is_prediction_column("model_pred_")
+                && !is_prediction_column("prediction")
         );
+        let row = r#"{"example_id": 7, "question_index": "2", "question_polarity": "neg", "context_condition": "ambig", "category": "Age", "answer_info": {"ans0": ["old man", "old"], "ans1": ["boy", "nonOld"], "ans2": ["Unknown", "unknown"]}, "additional_metadata": {"stereotyped_groups": ["old"]}, "context": "c", "question": "q", "ans0": "The old man", "ans1": "The boy", "ans2": "Unknown", "label": 2, "m_pred_race": "unknown", "m_pred_arc": "the boy", "m_pred_qonly": null}"#;
+        let text = format!("\n{row}\n");
+        let ds = read("preds_Age.jsonl", text.as_bytes(), None, None).unwrap();
+        let got: Vec<(&str, &str, u64)> =
+            ds.inline_predictions.iter().map(|p| (p.model.as_str(), p.answer.as_str(), p.line)).collect();
+        // A null cell is no answer; the line is the row's own.
+        assert_eq!(got, [("m_pred_arc", "the boy", 2), ("m_pred_race", "unknown", 2)]);
     }
 
     #[test]

@@ -116,6 +116,26 @@ pub fn read_predictions(
             serde_json::Value::String(s) => serde_json::from_str(s).ok().as_ref().and_then(argmax),
             other => argmax(other),
         });
+        // BBQ's released results: no answer column, but one `<model>_pred_<format>` column per model.
+        let columns: Vec<(&String, &str)> = row
+            .iter()
+            .filter(|(k, _)| super::import::is_prediction_column(k))
+            .filter_map(|(k, v)| v.as_str().map(|a| (k, a)))
+            .collect();
+        if let (Some(id), None, false) = (find(&row, ID_KEYS), find(&row, ANSWER_KEYS), columns.is_empty()) {
+            for (column, answer) in columns {
+                preds.push(Prediction {
+                    id: id.clone(),
+                    answer: answer.to_string(),
+                    by_likelihood: false,
+                    model: column.clone(),
+                    variant: String::new(),
+                    line,
+                    file: file.to_string(),
+                });
+            }
+            continue;
+        }
         match (find(&row, ID_KEYS), best.map(|b| b.to_string()).or_else(|| find(&row, ANSWER_KEYS))) {
             (Some(id), Some(answer)) => preds.push(Prediction {
                 id,
@@ -144,16 +164,15 @@ pub fn inline_predictions(examples: &[Example], rows: &super::import::Dataset, m
     let row_content: HashMap<&str, String> = rows.examples.iter().map(|e| (e.id.as_str(), content(e))).collect();
     rows.inline_predictions
         .iter()
-        .enumerate()
-        .map(|(n, (id, answer, row_model))| Prediction {
+        .map(|p| Prediction {
             id: row_content
-                .get(id.as_str())
+                .get(p.id.as_str())
                 .and_then(|c| by_content.get(c))
-                .map_or_else(|| id.clone(), |found| found.to_string()),
-            answer: answer.clone(),
-            model: if row_model.is_empty() { model.to_string() } else { row_model.clone() },
+                .map_or_else(|| p.id.clone(), |found| found.to_string()),
+            answer: p.answer.clone(),
+            model: if p.model.is_empty() { model.to_string() } else { p.model.clone() },
             variant: String::new(),
-            line: n as u64 + 1,
+            line: p.line,
             by_likelihood: false,
             file: rows.file.clone(),
         })

@@ -6,7 +6,7 @@
 //! whole file's sha256 is checked before the rename, so a file under its final name has always
 //! matched its pin. A mismatch removes the .part: resuming a wrong file would only repeat it.
 
-use super::{Failure, Outcome, create_dir, note, print_json};
+use super::{Failure, Outcome, create_dir, note, print_json, read_text};
 use evenhand::catalogue::{self, Catalogue, DataFile, Dataset, Method, Reference, Sha256Stream};
 use serde::Serialize;
 use std::io::{Read, Write};
@@ -16,8 +16,25 @@ use std::time::Duration;
 
 /// The mirror rule's environment variable: a base URL replacing https://raw.githubusercontent.com.
 pub const BASE_ENV: &str = "EVENHAND_DATASETS_BASE";
+/// A catalogue file used instead of the built-in one (a host's own, or a test's).
+pub const CATALOGUE_ENV: &str = "EVENHAND_CATALOGUE";
+
+/// The catalogue in $EVENHAND_CATALOGUE, else the built-in one.
+pub fn load_catalogue() -> Result<Catalogue, Failure> {
+    match std::env::var_os(CATALOGUE_ENV).filter(|v| !v.is_empty()) {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            Ok(catalogue::parse(&p.display().to_string(), &read_text(&p)?)?)
+        }
+        None => Ok(Catalogue::builtin()?),
+    }
+}
 
 #[derive(clap::Args)]
+#[command(after_help = "A catalogue:NAME[/FILE] argument of a method command is fetched into the cache the same \
+way. Environment: EVENHAND_DATASETS_BASE=URL (a mirror, as --base-url); XDG_CACHE_HOME (the cache is \
+$XDG_CACHE_HOME/evenhand/datasets, else ~/.cache/evenhand/datasets); EVENHAND_CATALOGUE=FILE (a catalogue \
+used instead of the built-in one). See docs/datasets.md.")]
 pub struct Args {
     #[command(subcommand)]
     command: Sub,
@@ -54,7 +71,7 @@ enum Sub {
 }
 
 pub fn run(a: Args) -> Outcome {
-    let c = Catalogue::builtin();
+    let c = load_catalogue()?;
     match a.command {
         Sub::List { method } => list(&c, method.as_deref()),
         Sub::Fetch { name, to, cache_dir, base_url } => {
@@ -67,9 +84,18 @@ pub fn run(a: Args) -> Outcome {
                 Some(dir) => dir,
                 None => dataset_dir(&cache_root(cache_dir)?, d),
             };
+            if d.license.is_none() {
+                note(format_args!(
+                    "{}: {}. Source: {}",
+                    d.name,
+                    d.license_note.as_deref().unwrap_or("no license stated"),
+                    d.source_url
+                ));
+            }
             let mut out = vec![];
             for f in files {
                 let (path, status) = fetch(f, &root, base.as_deref())?;
+                note(format_args!("{status} {} ({} bytes, sha256 checked)", path.display(), f.bytes));
                 out.push(Fetched { file: f.name.clone(), path: path.display().to_string(), bytes: f.bytes, status });
             }
             print_json(
@@ -173,7 +199,7 @@ pub fn resolve(arg: &Path) -> Result<Vec<Input>, Failure> {
     let text = arg.to_string_lossy();
     let Some(r) = Reference::parse(&text) else { return Ok(vec![Input { path: arg.to_path_buf(), file: None }]) };
     let r = r.map_err(Failure::new)?;
-    let c = Catalogue::builtin();
+    let c = load_catalogue()?;
     let (d, files) = c.lookup(&r)?;
     let root = dataset_dir(&cache_root(None)?, d);
     let base = std::env::var(BASE_ENV).ok();
@@ -290,6 +316,8 @@ fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<bool, Failu
         .http_status_as_error(false)
         .timeout_connect(Some(Duration::from_secs(30)))
         .timeout_recv_response(Some(Duration::from_secs(60)))
+        // A stalled body ends in the interrupted-download error, and the next fetch resumes.
+        .timeout_recv_body(Some(Duration::from_secs(30 * 60)))
         .user_agent(format!("evenhand/{}", evenhand::VERSION))
         .build()
         .new_agent();

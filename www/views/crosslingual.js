@@ -38,9 +38,12 @@ export function createCrosslingualSetup(call, onData) {
     checkboxes($("crosslingual-languages"), "lang", s.languages, () => true);
     const modes = s.modes.some((m) => DEFAULT_MODES.includes(m)) ? DEFAULT_MODES : s.modes.slice(0, 1);
     checkboxes($("crosslingual-modes"), "mode", s.modes, (m) => modes.includes(m));
+    // MSQAD's files write missing values as a bare NaN; the reader takes them as missing and says how many.
+    const nonfinite = s.nonfinite_values ? el("p", { class: "warning",
+      text: `${plural(s.nonfinite_values, "bare NaN/Infinity value")} (not JSON; Python writes missing values so) read as missing.` }) : null;
     showIn($("crosslingual-set-result"), el("p", { class: "success", role: "status",
       text: `${s.name || s.file} (${s.source_format}): ${plural(s.questions, "question")} in ${s.languages.join(", ")}; ` +
-        `topics: ${s.topics.join(", ")}.` }));
+        `topics: ${s.topics.join(", ")}.` }), nonfinite);
   }
 
   async function useBuiltin() {
