@@ -47,6 +47,11 @@ function fixtureAge() {
 }
 
 const AGE = fixtureAge();
+// The same rows as BBQ's released predictions carry them: one answer column per model and
+// prompt format, answer text (race: always the grandfather; arc: always "Not known").
+const PREDS = Buffer.from(AGE.toString().trim().split("\n").map((l) => JSON.stringify({ ...JSON.parse(l),
+  "unifiedqa-t5-11b_pred_race": "The grandfather", "unifiedqa-t5-11b_pred_arc": "Not known" })).join("\n") + "\n");
+const PREDS_URL = `${RAW}/evenhand-fixtures/bbq-like/0000000/results/UnifiedQA/preds_Age.jsonl`;
 const AGE_URL = `${RAW}/evenhand-fixtures/bbq-like/0000000/data/Age.jsonl`;
 
 /** The bbq entry with Sexual_orientation: datasets/catalogue.json's when it has one. */
@@ -88,14 +93,16 @@ const CATALOGUE = {
     languages: ["en"], categories: ["Age"], description: "Forty examples written for this test.",
     citation: "@misc{fixture}", checked_against_ref: false,
     files: [{ name: "Age", path: "data/Age.jsonl", url: AGE_URL, bytes: AGE.length, sha256: sha256(AGE), rows: 40,
-      kind: "examples", format: "bbq-jsonl", language: "en", category: "Age" }],
+      kind: "examples", format: "bbq-jsonl", language: "en", category: "Age" },
+    { name: "preds_Age", path: "results/UnifiedQA/preds_Age.jsonl", url: PREDS_URL, bytes: PREDS.length, sha256: sha256(PREDS),
+      rows: 40, kind: "predictions", format: "bbq-predictions-jsonl", language: "en", category: "Age", quirks: ["prediction-columns"] }],
   }, ...(LANGBITE ? [LANGBITE] : [])],
 };
 
 /** The mirror: catalogue paths on 127.0.0.1, with CORS headers; under /tampered/ one byte is
  *  changed, under /nocors/ the CORS header is missing. Counts the requests it served. */
 function startMirror() {
-  const files = new Map([[new URL(AGE_URL).pathname, AGE]]);
+  const files = new Map([[new URL(AGE_URL).pathname, AGE], [new URL(PREDS_URL).pathname, PREDS]]);
   if (existsSync(REAL)) files.set(new URL(CATALOGUE.datasets[0].files[0].url).pathname, readFileSync(REAL));
   if (LANGBITE_EN && existsSync(LANGBITE_REF)) files.set(new URL(LANGBITE_EN.url).pathname, readFileSync(LANGBITE_REF));
   const served = [];
@@ -277,10 +284,31 @@ test("4. LangBiTe's en_us library from the mirror opens in the Requirements tab 
   expect(errors).toEqual([]);
 });
 
+test("5. a released predictions file opens as data with one model per answer column, scored again", async ({ page }) => {
+  const errors = watchErrors(page);
+  const mirror = await startMirror();
+  try {
+    await openDatasets(page);
+    await row(page, "fixture-age", "preds_Age").getByRole("checkbox").check();
+    await page.locator("#dataset-fixture-age").getByRole("button", { name: "Open in Benchmarks" }).click();
+    await expect(page.locator("#bbq-data-result")).toContainText("fixture-age: preds_Age: 40 examples");
+    const metrics = page.locator("#bbq-metrics");
+    await expect(metrics).toContainText("unifiedqa-t5-11b_pred_race");
+    await expect(metrics).toContainText("unifiedqa-t5-11b_pred_arc");
+    // "Not known" is right on every ambiguous example: accuracy 1 there for the arc column.
+    const arc = metrics.locator("tr", { hasText: "unifiedqa-t5-11b_pred_arc" });
+    await expect(arc.locator('td[data-metric="acc_amb"]')).toContainText("1.0000");
+    await shot(page, "datasets-preds");
+  } finally {
+    await mirror.stop();
+  }
+  expect(errors).toEqual([]);
+});
+
 test.describe("with the service worker", () => {
   test.use({ serviceWorkers: "allow" });
 
-  test("5. the built catalogue (www/data/catalogue.json) is listed with licenses and searchable, under the service worker; the methods link to it", async ({ page }) => {
+  test("6. the built catalogue (www/data/catalogue.json) is listed with licenses and searchable, under the service worker; the methods link to it", async ({ page }) => {
     test.skip(!existsSync(path.join(ROOT, "www/data/catalogue.json")), "www/data/catalogue.json is absent: ./build.sh build copies it");
     const errors = watchErrors(page);
     await open(page);
