@@ -56,9 +56,20 @@ write_version() {
   printf '{"version": "%s", "build": "%s"}\n' "$version" "$build" > www/version.json
 }
 
+# The Datasets view reads the catalogue from data/catalogue.json beside index.html; dist/ gets it
+# by copying www. A checkout without the catalogue builds a page whose Datasets view says so.
+copy_catalogue() {
+  rm -rf www/data
+  if [ -f datasets/catalogue.json ]; then
+    mkdir -p www/data
+    cp datasets/catalogue.json www/data/catalogue.json
+  fi
+}
+
 # Arguments go to cargo: `build_wasm --features bench` adds the exports only the benchmarks call.
 build_wasm() {
   write_version
+  copy_catalogue
   need_rust_tools
   need_npm
   say "building the wasm module (release)"

@@ -65,3 +65,24 @@ fn the_page_links_its_manifest_and_icon() {
     let icon = manifest["icons"][0]["src"].as_str().unwrap();
     assert!(Path::new(WWW).join(icon).is_file(), "the manifest's icon {icon} is not in www/");
 }
+
+/// The Datasets view keeps verified files in a cache of its own (www/dataset-store.js); the
+/// service worker deletes old builds' "evenhand-…" caches on activation and must spare it, or
+/// every update would throw away what the user downloaded.
+#[test]
+fn the_service_worker_spares_the_datasets_cache() {
+    let store = std::fs::read_to_string(Path::new(WWW).join("dataset-store.js")).unwrap();
+    let name = store
+        .split("export const CACHE = \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("dataset-store.js exports its CACHE name");
+    let sw = std::fs::read_to_string(Path::new(WWW).join("sw.js")).unwrap();
+    assert!(
+        sw.contains(&format!("const DATASETS_CACHE = \"{name}\";")),
+        "sw.js does not name the datasets cache {name}"
+    );
+    let activate = &sw[sw.find("addEventListener(\"activate\"").expect("an activate handler")..];
+    let filter = activate.lines().find(|l| l.contains("caches.delete")).expect("the activate handler deletes caches");
+    assert!(filter.contains("n !== DATASETS_CACHE"), "the activate handler would delete the datasets cache: {filter}");
+}

@@ -12,6 +12,7 @@ import { createUpload } from "./views/upload.js";
 import { createBatch } from "./views/batch.js";
 import { createShare } from "./views/share.js";
 import { createBenchmarks } from "./views/benchmarks.js";
+import { createDatasets } from "./views/datasets.js";
 import { createDivergence } from "./views/divergence.js";
 import { createCrosslingual } from "./views/crosslingual.js";
 import { createRun, startRunWorker } from "./views/run.js";
@@ -103,6 +104,10 @@ async function boot() {
   createBatch(call, refresh);
   createShare(call);
   createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
+  createDatasets(call).catch((err) => {
+    showIn($("datasets-error"), `The Datasets tab could not start: ${errorMessage(err)}`);
+    $("panel-datasets").dataset.ready = "error";
+  });
   createDivergence(call); // likewise; loads its built-in probe set in the background
   createCrosslingual(call); // likewise
   createRequirements(call).catch((err) => {

@@ -39,3 +39,13 @@ export const onRequirementsData = (fn) => document.addEventListener(REQUIREMENTS
 export function showTab(name) {
   document.getElementById(`tab-${name}`)?.click();
 }
+
+const BBQ_DATA = "evenhand:bbq-data";
+/** New data or answers reached the Benchmarks session from another tab (the Datasets view, a
+ *  provider run): `message` is shown there, and with `simulate` the tab asks its simulated
+ *  model at once with its own settings. Shows the Benchmarks tab. */
+export function bbqDataChanged(detail) {
+  document.dispatchEvent(new CustomEvent(BBQ_DATA, { detail }));
+  showTab("bench");
+}
+export const onBbqData = (fn) => document.addEventListener(BBQ_DATA, (e) => fn(e.detail));

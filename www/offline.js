@@ -34,6 +34,9 @@ export async function registerOffline(build) {
     console.warn(`Evenhand: offline use is unavailable: ${err.message ?? err}`);
     return null;
   }
+  // A browser that blocks service workers by policy (Playwright's serviceWorkers: "block") may
+  // resolve without a registration.
+  if (!registration) return null;
   // A worker already waiting (installed on an earlier visit), or one that finishes installing
   // now, while an older one controls the page: that is a new version.
   if (registration.waiting && navigator.serviceWorker.controller) offerUpdate(registration.waiting);

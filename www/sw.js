@@ -13,6 +13,8 @@
 const sw = /** @type {any} */ (self);
 const BUILD = new URL(self.location.href).searchParams.get("build") || "dev";
 const CACHE = `evenhand-${BUILD}`;
+// The Datasets view's verified files (dataset-store.js): the user's, kept across builds.
+const DATASETS_CACHE = "evenhand-datasets-v1";
 
 // Every file the page loads. tests/app_shell.rs fails when a module in www/ is missing here.
 const SHELL = [
@@ -24,6 +26,7 @@ const SHELL = [
   "./app.js",
   "./build-info.js",
   "./bundles.js",
+  "./dataset-store.js",
   "./dom.js",
   "./handover.js",
   "./keys.js",
@@ -40,6 +43,7 @@ const SHELL = [
   "./views/bbq-dashboard.js",
   "./views/bbq-examples.js",
   "./views/benchmarks.js",
+  "./views/datasets.js",
   "./views/crosslingual-dashboard.js",
   "./views/crosslingual-runs.js",
   "./views/crosslingual.js",
@@ -62,8 +66,8 @@ const SHELL = [
   "./pkg/evenhand.js",
   "./pkg/evenhand_bg.wasm",
 ];
-// Written by ./build.sh; a bare checkout may lack it, which must not stop the install.
-const OPTIONAL = ["./version.json"];
+// Written by ./build.sh; a bare checkout may lack them, which must not stop the install.
+const OPTIONAL = ["./version.json", "./data/catalogue.json"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -80,7 +84,7 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       const names = await caches.keys();
-      await Promise.all(names.filter((n) => n.startsWith("evenhand-") && n !== CACHE).map((n) => caches.delete(n)));
+      await Promise.all(names.filter((n) => n.startsWith("evenhand-") && n !== CACHE && n !== DATASETS_CACHE).map((n) => caches.delete(n)));
       await sw.clients.claim();
     })(),
   );

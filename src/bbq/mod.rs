@@ -12,6 +12,7 @@ mod phrases;
 pub mod prompt;
 pub mod pyliteral;
 pub mod score;
+pub mod select;
 pub mod session;
 
 pub use example::{Condition, Example, Polarity, Subset};

@@ -54,6 +54,31 @@ pub enum SessionError {
     Format(String),
     #[error("bootstrap settings: expected replicates from 1 to 100000")]
     Bootstrap,
+    #[error("{0}")]
+    Selection(#[from] super::select::SelectionError),
+    #[error("the selection keeps none of the {0} examples loaded; they are all kept")]
+    NothingSelected(usize),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SimulatedPart {
+    pub answered: usize,
+    /// Where the next part starts.
+    pub to: usize,
+    pub examples: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KeepSummary {
+    pub kept: usize,
+    pub dropped: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProviderCases {
+    pub cases: Vec<crate::record::Record>,
+    /// Examples in a language that has no prompt variant (and none was chosen).
+    pub skipped: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,7 +112,18 @@ pub struct RowsPage {
 
 impl Session {
     pub fn add_data(&mut self, name: &str, bytes: &[u8]) -> Result<DataSummary, SessionError> {
-        let ds = import::read(name, bytes, None, None).map_err(SessionError::File)?;
+        self.add_data_in(name, bytes, None)
+    }
+
+    /// Like [`Session::add_data`], with the language of a file whose rows do not say it (MBBQ's
+    /// Dutch file has BBQ's shape; the catalogue knows its language).
+    pub fn add_data_in(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        language: Option<&str>,
+    ) -> Result<DataSummary, SessionError> {
+        let ds = import::read(name, bytes, None, language).map_err(SessionError::File)?;
         if ds.examples.is_empty() {
             return Err(SessionError::NoExamples { file: name.into(), problems: ds.problems });
         }
@@ -172,6 +208,21 @@ impl Session {
     /// Asks the simulated model every example, rendered with a prompt variant of its language
     /// (`variant` None: the first variant of each language). Replaces that model's predictions.
     pub fn simulate(&mut self, behaviour: &Behaviour, seed: u64, variant: Option<&str>) -> Result<usize, SessionError> {
+        Ok(self.simulate_part(behaviour, seed, variant, 0, usize::MAX)?.answered)
+    }
+
+    /// The simulated model on examples `from..to` only, so that a page can show progress on a
+    /// large benchmark: the part from 0 replaces that model's predictions, later parts add to
+    /// them (ask them in order). Every answer depends on its example alone, so the parts
+    /// together give what one [`Session::simulate`] gives.
+    pub fn simulate_part(
+        &mut self,
+        behaviour: &Behaviour,
+        seed: u64,
+        variant: Option<&str>,
+        from: usize,
+        to: usize,
+    ) -> Result<SimulatedPart, SessionError> {
         if self.examples.is_empty() {
             return Err(SessionError::NoData);
         }
@@ -180,8 +231,8 @@ impl Session {
             .transpose()?;
         let model = behaviour.model();
         let mut preds = vec![];
-        let mut added = 0;
-        for ex in &self.examples {
+        let to = to.min(self.examples.len());
+        for ex in self.examples.get(from..to).unwrap_or_default() {
             let Some(v) = fixed.or_else(|| super::prompt::variants_for(&ex.language).first().copied()) else {
                 continue;
             };
@@ -209,11 +260,61 @@ impl Session {
                 by_likelihood: false,
                 file: String::new(),
             });
-            added += 1;
         }
+        let answered = preds.len();
         let matched = score::judge(&self.examples, &preds, "simulated");
-        self.replace_models(preds, matched);
-        Ok(added)
+        if from == 0 {
+            self.replace_models(preds, matched);
+        } else {
+            self.predictions.extend(preds);
+            self.matched.replace_models(&Default::default(), matched, self.examples.len());
+        }
+        Ok(SimulatedPart { answered, to: to.max(from), examples: self.examples.len() })
+    }
+
+    /// Keeps only the examples the selection names, with their predictions; a selection that
+    /// keeps nothing is refused and changes nothing.
+    pub fn keep(&mut self, selection: &super::select::Selection) -> Result<KeepSummary, SessionError> {
+        let filter = selection.filter()?;
+        let kept = self.examples.iter().filter(|e| filter.keeps(e)).count();
+        if kept == 0 && !self.examples.is_empty() {
+            return Err(SessionError::NothingSelected(self.examples.len()));
+        }
+        let dropped = self.examples.len() - kept;
+        if dropped > 0 {
+            // Predictions go with their examples: one that matched a dropped example would
+            // otherwise be listed as naming no example.
+            let kept: Vec<bool> = self.examples.iter().map(|e| filter.keeps(e)).collect();
+            let old = score::judge(&self.examples, &self.predictions, "predictions");
+            let bare = |id: &str| id.rsplit(':').next().unwrap_or(id).to_string();
+            // A prediction may name its example by the full id or by the part after ':'.
+            let dropped_any: std::collections::HashSet<String> = old
+                .judged
+                .iter()
+                .filter(|j| !kept[j.example])
+                .flat_map(|j| [self.examples[j.example].id.clone(), bare(&self.examples[j.example].id)])
+                .collect();
+            self.predictions.retain(|p| !dropped_any.contains(&p.id));
+            let mut i = 0;
+            self.examples.retain(|_| {
+                i += 1;
+                kept[i - 1]
+            });
+            self.rematch();
+        }
+        Ok(KeepSummary { kept, dropped })
+    }
+
+    /// The loaded examples as pending records for a provider run (the Run tab's input).
+    pub fn provider_cases(&self, variant: Option<&str>) -> Result<ProviderCases, SessionError> {
+        if self.examples.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let fixed = variant
+            .map(|id| super::prompt::variant(id).map_err(|e| SessionError::Variant(e.to_string())))
+            .transpose()?;
+        let (cases, skipped) = super::select::provider_cases(&self.examples, fixed);
+        Ok(ProviderCases { cases, skipped })
     }
 
     /// New predictions replace those of the same models; only the new ones are matched and
@@ -309,5 +410,50 @@ mod tests {
         assert_eq!(sorted(&s.matched), sorted(&full));
         assert_eq!(s.matched.missing, full.missing);
         assert_eq!(s.matched.rows.len(), full.rows.len());
+    }
+
+    #[test]
+    fn keep_narrows_examples_and_their_predictions_and_refuses_an_empty_result() {
+        let mut s = Session::default();
+        s.use_builtin(2, &["en", "de"]);
+        s.simulate(&Behaviour::default(), 4, None).unwrap();
+        let before = s.examples.len();
+        let sel = super::super::select::Selection { languages: vec!["en".into()], ..Default::default() };
+        let k = s.keep(&sel).unwrap();
+        assert_eq!(k.kept + k.dropped, before);
+        assert!(k.kept > 0 && k.dropped > 0);
+        assert!(s.examples.iter().all(|e| e.language == "en"));
+        assert_eq!(s.matched.judged.len(), k.kept, "each kept example keeps its one simulated answer");
+        assert!(s.matched.unmatched.is_empty(), "{:?}", s.matched.unmatched);
+        let none = super::super::select::Selection { languages: vec!["xx".into()], ..Default::default() };
+        assert!(matches!(s.keep(&none), Err(SessionError::NothingSelected(n)) if n == k.kept));
+        assert_eq!(s.examples.len(), k.kept);
+    }
+
+    #[test]
+    fn simulating_in_parts_equals_one_call() {
+        let mut whole = Session::default();
+        whole.use_builtin(3, &["en", "fr"]);
+        let mut parts = whole.clone();
+        let b = Behaviour::default();
+        let n = whole.simulate(&b, 9, None).unwrap();
+        // A model answered before is replaced by the part from 0, as by a whole call.
+        parts.simulate(&Behaviour::default(), 1, None).unwrap();
+        let mut from = 0;
+        let mut answered = 0;
+        while from < parts.examples.len() {
+            let p = parts.simulate_part(&b, 9, None, from, from + 7).unwrap();
+            answered += p.answered;
+            from = p.to;
+        }
+        assert_eq!(answered, n);
+        assert_eq!(parts.predictions, whole.predictions);
+        let key = |m: &Matched| {
+            let mut j: Vec<String> =
+                m.judged.iter().map(|j| format!("{}|{}|{:?}", j.model, j.example, j.prediction)).collect();
+            j.sort();
+            (j, m.missing, m.rows.len())
+        };
+        assert_eq!(key(&parts.matched), key(&whole.matched));
     }
 }

@@ -29,6 +29,30 @@ impl BbqSession {
         to_js(&self.0.add_data(name, bytes).map_err(failed)?)
     }
 
+    /// `language`: the language of rows that do not say theirs (a catalogue file's), or null.
+    pub fn add_data_in(&mut self, name: &str, bytes: &[u8], language: Option<String>) -> Result<JsValue, JsValue> {
+        to_js(&self.0.add_data_in(name, bytes, language.as_deref()).map_err(failed)?)
+    }
+
+    /// Keeps the examples the selection {categories, languages, condition, subset} names.
+    pub fn keep(&mut self, selection: JsValue) -> Result<JsValue, JsValue> {
+        let s: crate::bbq::select::Selection = from_js_or_default("selection", selection)?;
+        to_js(&self.0.keep(&s).map_err(failed)?)
+    }
+
+    /// The loaded examples as the Run tab's input: {jsonl, cases, skipped}.
+    pub fn provider_cases_jsonl(&self, variant: Option<String>) -> Result<JsValue, JsValue> {
+        let p = self.0.provider_cases(variant.as_deref()).map_err(failed)?;
+        #[derive(serde::Serialize)]
+        struct Out {
+            jsonl: String,
+            cases: usize,
+            skipped: usize,
+        }
+        let jsonl = crate::formats::write(&p.cases, crate::formats::FileFormat::Jsonl);
+        to_js(&Out { jsonl, cases: p.cases.len(), skipped: p.skipped })
+    }
+
     /// Evenhand's own BBQ-style set in the given languages (all when empty).
     pub fn use_builtin(&mut self, seed: u32, languages: Vec<String>) -> Result<JsValue, JsValue> {
         let langs: Vec<&str> = languages.iter().map(String::as_str).collect();
@@ -48,6 +72,13 @@ impl BbqSession {
     pub fn simulate(&mut self, request: JsValue) -> Result<usize, JsValue> {
         let r: SimulateRequest = from_js("simulate request", request)?;
         self.0.simulate(&r.behaviour, r.seed, r.variant.as_deref()).map_err(failed)
+    }
+
+    /// The simulated model on examples `from..to` (the part from 0 replaces its answers):
+    /// {answered, to, examples}, so the page can step through a large benchmark with progress.
+    pub fn simulate_part(&mut self, request: JsValue, from: usize, to: usize) -> Result<JsValue, JsValue> {
+        let r: SimulateRequest = from_js("simulate request", request)?;
+        to_js(&self.0.simulate_part(&r.behaviour, r.seed, r.variant.as_deref(), from, to).map_err(failed)?)
     }
 
     pub fn set_bootstrap(&mut self, settings: JsValue) -> Result<(), JsValue> {

@@ -130,13 +130,25 @@ pub fn every_export_refuses_garbage_without_trapping() {
         assert!(bbq.simulate(g.clone()).is_err(), "simulate accepted {g:?}");
         assert!(bbq.set_bootstrap(g.clone()).is_err(), "set_bootstrap accepted {g:?}");
         assert!(bbq.rows(g.clone()).is_err() || g.is_undefined(), "bbq rows accepted {g:?}");
+        assert!(bbq.simulate_part(g.clone(), 0, 10).is_err(), "simulate_part accepted {g:?}");
+        assert!(bbq.keep(g.clone()).is_err() || g.is_undefined(), "keep accepted {g:?}");
     }
+    assert!(bbq.provider_cases_jsonl(None).is_err(), "provider cases without data");
+    assert!(bbq.add_data_in("d.jsonl", b"\xff\xfe{", Some("xx".into())).is_err());
     for name in ["d.jsonl", "d.tsv", "d.csv"] {
         assert!(bbq.add_data(name, b"{\"answer_info\": 7}\n\xff\n").is_err());
         assert!(bbq.add_predictions(name, b"id,prediction\n1,A\n", None).is_err(), "predictions before data");
     }
     assert!(bbq.use_builtin(1, vec!["en".into()]).is_ok());
     assert!(bbq.add_predictions("p.csv", b"id,prediction\nnope,A\n", Some("wrong".into())).is_err());
+    // A selection with a misspelt field or value, or one that keeps nothing, changes nothing.
+    for bad in
+        [r#"{"condition": "ambiguos"}"#, r#"{"subset": 3}"#, r#"{"language": ["en"]}"#, r#"{"languages": ["xx"]}"#]
+    {
+        let value = js_sys::JSON::parse(bad).unwrap();
+        assert!(bbq.keep(value).is_err(), "keep accepted {bad}");
+    }
+    assert!(bbq.provider_cases_jsonl(Some("no-such-variant".into())).is_err());
     assert!(bbq.view().is_ok());
     // After all that, the workspace still works.
     assert!(ws.view().is_ok());

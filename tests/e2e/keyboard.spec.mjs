@@ -21,8 +21,11 @@ test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ p
   expect(await page.locator("#tab-results").evaluate((t) => getComputedStyle(t).outlineStyle)).not.toBe("none");
 
   await page.keyboard.press("ArrowRight");
-  expect(await focusedId(page)).toBe("tab-bench"); // Benchmarks and Divergence sit between Results and Share
+  expect(await focusedId(page)).toBe("tab-bench"); // Benchmarks, Datasets and Divergence sit between Results and Share
   await expect(page.locator("#panel-bench")).toBeVisible();
+  await page.keyboard.press("ArrowRight");
+  expect(await focusedId(page)).toBe("tab-datasets");
+  await expect(page.locator("#panel-datasets")).toBeVisible();
   await page.keyboard.press("ArrowRight");
   expect(await focusedId(page)).toBe("tab-divergence");
   await expect(page.locator("#panel-divergence")).toBeVisible();

@@ -7,3 +7,5 @@ export const FIXTURE_PORT = base + 2;
 export const PAGE = `http://127.0.0.1:${PAGE_PORT}`;
 export const SUBPATH = `http://127.0.0.1:${SUBPATH_PORT}`;
 export const FIXTURES = `http://127.0.0.1:${FIXTURE_PORT}`;
+// datasets.spec.mjs's mirror of the catalogue's hosts (offline.spec.mjs takes base + 3).
+export const MIRROR_PORT = base + 4;

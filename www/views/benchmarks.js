@@ -5,6 +5,7 @@ import { $, busy, describeProblem, el, errorMessage, plural, showIn } from "../d
 import { createBbqDashboard } from "./bbq-dashboard.js";
 import { createBbqExamples } from "./bbq-examples.js";
 import { readFile } from "../read-file.js";
+import { onBbqData } from "../handover.js";
 
 const KEPT_DATA = "Your earlier data is kept.";
 const KEPT_PREDICTIONS = "The earlier predictions are kept.";
@@ -14,6 +15,8 @@ const BUILTIN_SEED = 1;
 // refusal rates matter for multiple-choice questions.
 const SIMULATED_NAME = "bbq-demo";
 const SIMULATED_REFUSAL = 0.02;
+// Questions per call to the worker when the simulated model answers: about 0.2 s each.
+const SIMULATE_PART = 5000;
 
 /** A list of problems, cut short: a wrong file can have thousands. */
 function problems(list, limit = 50) {
@@ -120,6 +123,19 @@ export function createBenchmarks(call) {
   call("bbqVariants").then(fillVariants, (err) =>
     showIn($("bbq-sim-result"), alert(el("p", { text: `The prompt variants could not be read: ${errorMessage(err)}` }))));
 
+  // Data opened elsewhere (the Datasets view) or answers from a provider run (the Run tab).
+  onBbqData(async ({ message, simulate, answers }) => {
+    if (!answers) {
+      showIn($("bbq-pred-result"));
+      showIn($("bbq-sim-result"));
+      showIn($("bbq-data-result"), el("p", { class: "success", role: "status", text: message }));
+    } else {
+      showIn($("bbq-pred-result"), el("p", { class: "success", role: "status", text: message }));
+    }
+    if (simulate) $("bbq-sim-form").requestSubmit();
+    else await refresh();
+  });
+
   // Data.
   $("bbq-builtin-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -216,13 +232,28 @@ export function createBenchmarks(call) {
     }
     busy($("bbq-simulate"), async () => {
       showIn(box, el("p", { role: "status", text: "Asking the simulated model…" }));
+      const bar = $("bbq-sim-progress");
       try {
-        const count = await call("bbqSimulate", request);
+        // In parts, so a large benchmark (the full BBQ is 58,492 questions) shows its progress.
+        let count = 0;
+        let from = 0;
+        let total = 1;
+        bar.hidden = false;
+        bar.value = 0;
+        do {
+          const part = await call("bbqSimulatePart", request, from, from + SIMULATE_PART);
+          count += part.answered;
+          from = part.to;
+          total = part.examples;
+          bar.value = from / total;
+        } while (from < total);
         showIn(box, el("p", { class: "success", role: "status",
           text: `The simulated model (sim:${SIMULATED_NAME}) answered ${plural(count, "question")}.` }));
         await refresh();
       } catch (err) {
         showIn(box, alert(el("p", { text: errorMessage(err) })));
+      } finally {
+        bar.hidden = true;
       }
     });
   });

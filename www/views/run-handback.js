@@ -4,7 +4,7 @@
 // records (the session's records). Shown under the run's progress; the
 // buttons work on what is stored so far, so a partial run can be used too.
 import { $, busy, download, el, errorMessage, plural, showIn } from "../dom.js";
-import { requirementsDataChanged, crosslingualDataChanged } from "../handover.js";
+import { bbqDataChanged, requirementsDataChanged, crosslingualDataChanged } from "../handover.js";
 
 /** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session).
  * @param {import("../rpc.js").RunCall} runCall
@@ -60,6 +60,16 @@ export function createHandback(runCall, call) {
     requirementsDataChanged(what, result);
   }
 
+  // The Benchmarks tab: the run's answers scored as one predictions file (a record table).
+  async function sendToBbq() {
+    const text = await runCall("export", "jsonl");
+    if (!text.trim()) throw new Error("No record is answered or failed yet.");
+    const s = await call("bbqAddPredictions", "run-records.jsonl", new TextEncoder().encode(text), "records");
+    const message = `${plural(s.predictions, "answer")} of the run are scored in the Benchmarks tab.`;
+    status.textContent = message;
+    bbqDataChanged({ message, answers: true });
+  }
+
   const act = (button, fn) => button.addEventListener("click", () => busy(button, async () => {
     showIn(error);
     try {
@@ -71,7 +81,7 @@ export function createHandback(runCall, call) {
 
   function build(p) {
     const title = { embed: "The vectors", "crosslingual-judge": "The judge's verdicts", "crosslingual-chat": "The records",
-      "requirements-chat": "The records", "requirements-judge": "The judge's verdicts" };
+      "requirements-chat": "The records", "requirements-judge": "The judge's verdicts", "bbq-chat": "The answers" };
     const parts = [el("h4", { text: title[p.kind === "embed" ? "embed" : p.origin] })];
     if (p.kind === "embed") {
       const dl = el("button", { type: "button", id: "run-embeddings-download", text: "Download embeddings (JSONL)" });
@@ -91,6 +101,10 @@ export function createHandback(runCall, call) {
         text: judge ? "Use the verdicts in the Requirements tab" : "Use the records in the Requirements tab" });
       act(send, () => sendToRequirements(judge ? "judge" : "records"));
       parts.push(send);
+    } else if (p.origin === "bbq-chat") {
+      const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Score the answers in the Benchmarks tab" });
+      act(send, sendToBbq);
+      parts.push(send);
     } else if (p.origin === "crosslingual-judge") {
       const send = el("button", { type: "button", class: "primary", id: "run-handback-send", text: "Use the verdicts in the Cross-lingual tab" });
       act(send, sendVerdicts);
@@ -106,7 +120,7 @@ export function createHandback(runCall, call) {
   return {
     /** Called with every progress report of the run worker. */
     update(p) {
-      const wanted = p.kind === "embed" || ["crosslingual-judge", "crosslingual-chat", "requirements-chat", "requirements-judge"].includes(p.origin);
+      const wanted = p.kind === "embed" || ["crosslingual-judge", "crosslingual-chat", "requirements-chat", "requirements-judge", "bbq-chat"].includes(p.origin);
       box.hidden = !wanted;
       const key = `${p.run_id}:${p.kind}:${p.origin}`;
       if (!wanted || key === shown) return;
