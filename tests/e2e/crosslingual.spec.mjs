@@ -171,8 +171,14 @@ test("question files: errors name the question and field; MSQAD JSON with a BOM 
   await page.getByLabel(/upload a question set/).setInputFiles({ name: "bad.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(good)) });
   await expect(page.locator("#crosslingual-set-result")).toContainText("bad.json: question 2 (arms-02): field text.hi");
   await expect(page.locator("#crosslingual-set-result")).toContainText("earlier question set is kept");
+  // MSQAD's released files write missing values as a bare NaN (Python's json.dump): read, and counted.
+  const withNaN = readFileSync("tests/fixtures/crosslingual/Torture.json", "utf8").replaceAll('"subtitle": "s"', '"subtitle": NaN');
+  await page.getByLabel(/upload a question set/).setInputFiles({ name: "Torture.json", mimeType: "application/json", buffer: Buffer.from(withNaN) });
+  await expect(page.locator("#crosslingual-set-result")).toContainText("(msqad): 3 questions in en, ko, zh, es, de, hi");
+  await expect(page.locator("#crosslingual-set-result .warning")).toHaveText(/^3 bare NaN\/Infinity values .* read as missing\.$/);
   await page.getByLabel(/upload a question set/).setInputFiles("tests/fixtures/crosslingual/Torture.json");
   await expect(page.locator("#crosslingual-set-result")).toContainText("(msqad): 3 questions in en, ko, zh, es, de, hi");
+  await expect(page.locator("#crosslingual-set-result .warning")).toHaveCount(0);
   await expect(page.locator("#crosslingual-languages input")).toHaveCount(6);
   await page.getByRole("button", { name: "Run the simulated model" }).click();
   await expect(page.locator("#crosslingual-run-result")).toContainText("answered");
