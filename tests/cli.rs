@@ -119,3 +119,22 @@ fn a_full_disk_behind_stdout_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("evenhand: stdout: cannot write"), "{stderr}");
 }
+
+#[test]
+fn validate_warns_of_a_quoted_cell_over_many_lines_and_counts_without_loading() {
+    let dir = temp("long-quote");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("r.csv");
+    // Line 3 opens a quote that closes 150 lines below: loaded, but said.
+    let long = "a\n".repeat(150);
+    std::fs::write(&file, format!("record_id,response\nr1,yes\nr2,\"{long}\"\nr3,no\nr1,dup\n")).unwrap();
+    let (code, stdout, stderr) = evenhand(&["validate", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["records"], 4);
+    let warnings = report["warnings"].as_array().unwrap();
+    assert_eq!(warnings[0]["line"], 3, "{warnings:?}");
+    assert!(warnings[0]["message"].as_str().unwrap().contains("runs over 151 lines"), "{warnings:?}");
+    assert!(warnings[1]["message"].as_str().unwrap().contains("duplicate record_id \"r1\""), "{warnings:?}");
+    assert!(stderr.contains("r.csv:3"), "{stderr}");
+}
