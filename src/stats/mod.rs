@@ -2,6 +2,7 @@
 
 pub mod agreement;
 pub mod bootstrap;
+pub mod chisq;
 pub mod cochran;
 pub mod confidence;
 pub mod correction;
