@@ -137,7 +137,7 @@ cmd_test() {
 
   say "layer 2/3: wasm tests in headless Chromium"
   if ! CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=60 \
-       cargo test --target wasm32-unknown-unknown --test web_page --test web_worker --test web_connectors --test web_run --test web_corpus --test web_study 2>&1 | tee "$log/wasm.txt"; then status=1; broke=1; else broke=0; fi
+       cargo test --target wasm32-unknown-unknown --test web_page --test web_worker --test web_connectors --test web_run --test web_corpus --test web_study --test web_distributions 2>&1 | tee "$log/wasm.txt"; then status=1; broke=1; else broke=0; fi
   local wasm; wasm=$(cargo_counts "$log/wasm.txt" $broke)
 
   say "layer 3/3: Playwright end to end"

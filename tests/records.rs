@@ -316,3 +316,23 @@ fn checking_without_keeping_records_reports_what_loading_does() {
     let dup = formats::check("a.csv", files[0].1.as_bytes(), None).unwrap();
     assert!(dup.warnings.iter().any(|w| w.message.contains("duplicate record_id \"r1\"")), "{:?}", dup.warnings);
 }
+
+#[test]
+fn empty_cells_read_as_defaults() {
+    // The CSV reader skips empty cells (csv_table::read), which is only right while an empty
+    // cell converts to the value a new record already holds, for every field.
+    use evenhand::formats::row::{Cell, set_field};
+    let fresh = Record { format_version: 1, ..Record::default() };
+    for field in FIELDS {
+        let mut rec = fresh.clone();
+        set_field(&mut rec, field, Cell::Text("")).unwrap_or_else(|e| panic!("{}: {}", field.name, e.message()));
+        assert_eq!(rec, fresh, "an empty {} cell", field.name);
+    }
+    // And a table with empty cells reads as the same records either way.
+    let records = formats::load("e.csv", b"record_id,prompt,response,status,latency_ms,communities\nr1,p,,,,\n", None)
+        .unwrap()
+        .records;
+    assert_eq!(records.len(), 1);
+    assert_eq!((records[0].response.as_str(), records[0].status, records[0].latency_ms), ("", Status::Ok, None));
+    assert!(records[0].communities.is_empty() && records[0].format_version == 1);
+}

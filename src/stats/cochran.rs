@@ -7,8 +7,6 @@
 //! same outcome add as much to the numerator as to the denominator's share and carry no
 //! information; when every block is like that, Q is 0/0 and there is no test.
 
-use statrs::distribution::{ChiSquared, ContinuousCDF};
-
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CochranQ {
     pub statistic: f64,
@@ -33,7 +31,7 @@ pub fn cochran_q(matrix: &[f64], k: usize) -> Option<CochranQ> {
     }
     let statistic = (kf - 1.0) * (kf * col.iter().map(|c| c * c).sum::<f64>() - n * n) / denominator;
     let df = kf - 1.0;
-    let p_value = ChiSquared::new(df).map(|d| d.sf(statistic)).unwrap_or(f64::NAN);
+    let p_value = super::chisq::sf(statistic, df);
     Some(CochranQ { statistic, p_value, df })
 }
 

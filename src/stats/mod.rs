@@ -2,6 +2,7 @@
 
 pub mod agreement;
 pub mod bootstrap;
+pub mod chisq;
 pub mod cluster;
 pub mod cochran;
 pub mod confidence;
