@@ -8,9 +8,12 @@ use evenhand::bbq::metrics::{Counts, scores};
 use evenhand::bbq::{Condition, Example, Polarity, Subset};
 use evenhand::divergence::formulas::context_terms;
 use evenhand::divergence::smoothing::{Smoothing, smooth};
+use evenhand::stats::cluster::{ClusterCount, clustered_rate};
+use evenhand::stats::confidence::Confidence;
 use evenhand::stats::distance::Distance;
 use evenhand::stats::mcnemar::{Convention, MAX_COUNT, Method, Table, mcnemar};
 use evenhand::stats::multivariate::Vectors;
+use evenhand::stats::paired::paired_mcnemar;
 use evenhand::stats::permanova::{Input, Options, permanova};
 use evenhand::stats::proportion::wilson;
 use proptest::prelude::*;
@@ -242,5 +245,62 @@ proptest! {
         let before = cd(&local, &western, &model, add(alpha), add(alpha));
         let after = cd(&l2, &w2, &model, add(alpha * k_local), add(alpha * k_western));
         prop_assert!(before.is_finite() && (before - after).abs() <= 1e-9 * (1.0 + before.abs()), "add-alpha: CD {before} vs {after}");
+    }
+}
+
+/// Clusters of 1 to 30 items with any number of successes, at least two of them.
+fn clusters() -> impl Strategy<Value = Vec<ClusterCount>> {
+    prop::collection::vec((1u64..30).prop_flat_map(|n| (0..=n, Just(n))), 2..20)
+        .prop_map(|v| v.into_iter().map(|(successes, n)| ClusterCount { successes, n }).collect())
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// The robust interval is never narrower than Wilson's (it contains it), and the effective
+    /// n never exceeds n.
+    #[test]
+    fn the_robust_interval_contains_wilsons(c in clusters()) {
+        let r = clustered_rate(&c, Confidence::NINETY_FIVE).unwrap();
+        prop_assert!(r.robust.low <= r.wilson.low + 1e-12 && r.wilson.high <= r.robust.high + 1e-12, "{r:?}");
+        prop_assert!(r.effective_n <= r.n as f64 + 1e-9, "{r:?}");
+        prop_assert!(r.robust.low <= r.rate && r.rate <= r.robust.high);
+    }
+
+    /// Repeating every item k times inside its cluster multiplies the design effect by k (the
+    /// residual sums grow by k², n by k): more items from the same templates buy no precision.
+    #[test]
+    fn repeating_items_within_clusters_scales_the_design_effect(c in clusters(), k in 2u64..6) {
+        let r = clustered_rate(&c, Confidence::NINETY_FIVE).unwrap();
+        let more: Vec<ClusterCount> = c.iter().map(|x| ClusterCount { successes: x.successes * k, n: x.n * k }).collect();
+        let m = clustered_rate(&more, Confidence::NINETY_FIVE).unwrap();
+        if let (Some(d), Some(dm)) = (r.design_effect, m.design_effect) {
+            prop_assert!(close(dm, k as f64 * d, 1e-9), "{d} x {k} != {dm}");
+            if d >= 1.0 {
+                prop_assert!(close(m.effective_n, r.effective_n, 1e-9), "{} != {}", m.effective_n, r.effective_n);
+            }
+        }
+    }
+
+    /// Adding a second set of templates like the first narrows the robust interval (it is
+    /// nested in the old one): more templates is what buys precision.
+    #[test]
+    fn more_clusters_narrow_the_robust_interval(c in clusters()) {
+        let r = clustered_rate(&c, Confidence::NINETY_FIVE).unwrap();
+        let twice: Vec<ClusterCount> = c.iter().chain(&c).copied().collect();
+        let t = clustered_rate(&twice, Confidence::NINETY_FIVE).unwrap();
+        prop_assert!(t.robust.low >= r.robust.low - 1e-12 && t.robust.high <= r.robust.high + 1e-12, "{r:?} {t:?}");
+        prop_assert!(t.effective_n >= r.effective_n - 1e-9);
+    }
+
+    /// Swapping the models negates the difference and keeps the p-value.
+    #[test]
+    fn paired_mcnemar_is_antisymmetric(pairs in prop::collection::vec((any::<bool>(), any::<bool>()), 1..200), m in 0usize..4) {
+        let (a, b): (Vec<bool>, Vec<bool>) = pairs.into_iter().unzip();
+        let ab = paired_mcnemar(&a, &b, METHODS[m]).unwrap();
+        let ba = paired_mcnemar(&b, &a, METHODS[m]).unwrap();
+        prop_assert_eq!(ab.difference, -ba.difference);
+        prop_assert_eq!(ab.p_value, ba.p_value);
+        prop_assert_eq!(ab.both_pass + ab.both_fail + ab.only_a + ab.only_b, a.len() as u64);
     }
 }

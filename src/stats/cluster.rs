@@ -10,10 +10,11 @@
 //!   V_cl = G/(G−1) · Σ_g (s_g − n_g·p)² / N²,
 //!
 //! which is what statsmodels' `OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": g})`
-//! reports (its other factor, (N−1)/(N−K), is 1 for the intercept-only model, K = 1). The
-//! design effect is that variance over the binomial one, deff = V_cl / (p(1−p)/N), the
+//! reports (its other factor, (N−1)/(N−K), is 1 for the intercept-only model, K = 1; Liang
+//! and Zeger 1986, Cameron and Miller 2015). The design effect (Kish 1965) is that variance over the binomial one, deff = V_cl / (p(1−p)/N), the
 //! effective sample size is N / max(deff, 1), and the robust interval is Wilson's on the
-//! effective size (the same formula, n no longer a whole number). The max keeps the robust
+//! effective size (the same formula, n no longer a whole number; an effective sample size in a
+//! binomial interval as in Korn and Graubard 1998). The max keeps the robust
 //! interval never narrower than Wilson's: a deff below 1 (clusters more alike across than
 //! within, or chance) is reported as computed but not used to narrow anything.
 //!

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod cochran;
 pub mod confidence;
 pub mod correction;
+pub mod detectable;
 pub mod distance;
 pub mod fdist;
 pub mod interval;

@@ -19,26 +19,22 @@
 //! - The two-sided p-value for "no difference" is
 //!   p = min(1, 2·min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B + 1)),
 //!   the share of replicates on the far side of 0 with the +1 correction that keeps p above 0
-//!   (Davison and Hinkley 1997, §4.4; North et al. 2002); it is below α about when the
+//!   (Davison and Hinkley 1997, ch. 4; North et al. 2002); it is below α about when the
 //!   percentile interval at 1 − α leaves out 0.
 //! - A replicate whose statistic is undefined (NaN: a resample with no ambiguous example, say)
 //!   is left out of both and counted in `undefined_resamples`.
 //!
-//! **Detectable difference** ([`detectable_difference`]): the smallest difference d, from a
-//! base rate towards ½ (the harder direction, so the note errs on the cautious side), at which
-//! [`super::power::power`] (seeded simulation of a two-sided two-proportion z-test on n items
-//! per model) reaches 80 %. It treats the two models' outcomes as independent: a paired test
-//! on positively correlated outcomes has more power, so the true detectable difference is at
-//! most this one. With clustered items, pass the effective n.
+//! The power note for a comparison is [`super::detectable`] (re-exported here).
 
 use super::bootstrap::Percentile;
 use super::confidence::Confidence;
 use super::interval::Interval;
 use super::mcnemar::{Convention, McNemar, Method, Table, mcnemar};
-use super::power::{PowerError, PowerQuery, power};
 use crate::rng;
 use rand::RngExt as _;
 use serde::{Deserialize, Serialize};
+
+pub use super::detectable::{Detectable, detectable_difference};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 pub enum PairedError {
@@ -156,29 +152,53 @@ pub fn paired_bootstrap<F>(
 where
     F: FnMut(&[usize]) -> (f64, f64),
 {
+    let sizes: Vec<usize> = clusters.iter().map(Vec::len).collect();
+    let mut items: Vec<usize> = Vec::with_capacity(sizes.iter().sum::<usize>() * 2);
+    paired_bootstrap_by_cluster(&sizes, resamples, confidence, seed, |drawn| {
+        items.clear();
+        for &c in drawn {
+            items.extend_from_slice(&clusters[c]);
+        }
+        statistic(&items)
+    })
+}
+
+/// [`paired_bootstrap`] for a statistic computed from per-cluster summaries: `sizes[c]` is
+/// cluster c's item count (0 leaves it out), and `statistic` receives the drawn cluster
+/// indices (repeated as drawn; all non-empty clusters in order for the observed value). The
+/// draws are the same, so a statistic that agrees with an item-level one gives the same bits,
+/// at a cost per resample in clusters rather than items.
+pub fn paired_bootstrap_by_cluster<F>(
+    sizes: &[usize],
+    resamples: u32,
+    confidence: Confidence,
+    seed: u64,
+    mut statistic: F,
+) -> Result<PairedBootstrap, PairedError>
+where
+    F: FnMut(&[usize]) -> (f64, f64),
+{
     if !(1..=MAX_RESAMPLES).contains(&resamples) {
         return Err(PairedError::Resamples { found: resamples, max: MAX_RESAMPLES });
     }
     // Empty clusters are left out: drawing one would only shrink the resample.
-    let clusters: Vec<&[usize]> = clusters.iter().map(Vec::as_slice).filter(|c| !c.is_empty()).collect();
-    let all: Vec<usize> = clusters.iter().flat_map(|c| c.iter().copied()).collect();
-    if all.is_empty() {
+    let clusters: Vec<usize> = (0..sizes.len()).filter(|&c| sizes[c] > 0).collect();
+    let items: usize = sizes.iter().sum();
+    if clusters.is_empty() {
         return Err(PairedError::NoItems);
     }
-    let (value_a, value_b) = statistic(&all);
+    let (value_a, value_b) = statistic(&clusters);
     let difference = value_a - value_b;
     if difference.is_nan() {
         return Err(PairedError::ObservedUndefined);
     }
     let g = clusters.len();
     let mut rng = rng::rng_for(seed, &[b"paired-bootstrap"]);
-    let mut draw: Vec<usize> = Vec::with_capacity(all.len() * 2);
+    let mut draw: Vec<usize> = Vec::with_capacity(g);
     let mut replicates: Vec<f64> = Vec::with_capacity(resamples as usize);
     for _ in 0..resamples {
         draw.clear();
-        for _ in 0..g {
-            draw.extend_from_slice(clusters[rng.random_range(0..g)]);
-        }
+        draw.extend((0..g).map(|_| clusters[rng.random_range(0..g)]));
         let (a, b) = statistic(&draw);
         let d = a - b;
         if !d.is_nan() {
@@ -202,7 +222,7 @@ where
         resamples,
         undefined_resamples: resamples - replicates.len() as u32,
         clusters: g,
-        items: all.len(),
+        items,
         seed,
         method: BOOTSTRAP_METHOD.into(),
     })
@@ -214,74 +234,4 @@ pub fn bootstrap_p_value(replicates: &[f64]) -> f64 {
     let above = replicates.iter().filter(|&&d| d >= 0.0).count();
     let b = replicates.len() as f64;
     (2.0 * (below.min(above) + 1) as f64 / (b + 1.0)).min(1.0)
-}
-
-/// The power the detectable difference is read at.
-pub const TARGET_POWER: f64 = 0.8;
-/// Simulated experiments per power evaluation.
-pub const POWER_REPETITIONS: u32 = 1000;
-/// Bisection steps: the difference is found to within (largest possible difference) / 2^12.
-const BISECTION_STEPS: u32 = 12;
-
-/// The power note for one comparison.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Detectable {
-    /// Items (or effective items) per model.
-    pub n: u32,
-    pub base_rate: f64,
-    pub alpha: f64,
-    /// [`TARGET_POWER`].
-    pub target_power: f64,
-    /// The smallest difference from the base rate (towards ½) found to reach the target power;
-    /// `None` when even the largest possible difference does not.
-    pub difference: Option<f64>,
-    /// The simulated power at that difference.
-    pub power: Option<f64>,
-    pub repetitions: u32,
-    pub seed: u64,
-    pub method: String,
-}
-
-/// The smallest difference from `base_rate` a two-sided test at `alpha` on `n` items per model
-/// detects with 80 % power (module doc). Errors name the field, as [`power`]'s do.
-pub fn detectable_difference(n: u32, base_rate: f64, alpha: f64, seed: u64) -> Result<Detectable, PowerError> {
-    let towards_half = if base_rate <= 0.5 { 1.0 } else { -1.0 };
-    let largest = if base_rate <= 0.5 { 1.0 - base_rate } else { base_rate };
-    let power_at = |d: f64| -> Result<f64, PowerError> {
-        let q = PowerQuery {
-            rate_a: base_rate,
-            rate_b: (base_rate + towards_half * d).clamp(0.0, 1.0),
-            sizes: vec![n],
-            alpha,
-            repetitions: POWER_REPETITIONS,
-            seed,
-        };
-        Ok(power(&q)?[0].power)
-    };
-    let mut found = None;
-    let top = power_at(largest)?;
-    if top >= TARGET_POWER {
-        let (mut lo, mut hi, mut hi_power) = (0.0f64, largest, top);
-        for _ in 0..BISECTION_STEPS {
-            let mid = (lo + hi) / 2.0;
-            let p = power_at(mid)?;
-            if p >= TARGET_POWER {
-                (hi, hi_power) = (mid, p);
-            } else {
-                lo = mid;
-            }
-        }
-        found = Some((hi, hi_power));
-    }
-    Ok(Detectable {
-        n,
-        base_rate,
-        alpha,
-        target_power: TARGET_POWER,
-        difference: found.map(|f| f.0),
-        power: found.map(|f| f.1),
-        repetitions: POWER_REPETITIONS,
-        seed,
-        method: "simulated two-sided two-proportion z-test, independent samples, bisection towards 1/2".into(),
-    })
 }

@@ -28,6 +28,7 @@ macro_rules! all_facade_tests {
             crosslingual_provider_run_contract,
             crosslingual_page_runs_and_distances,
             requirements_session_refuses_garbage_and_matches_the_core,
+            paired_stats_give_the_native_bits,
         );
     };
 }
@@ -35,6 +36,9 @@ macro_rules! all_facade_tests {
 #[path = "facade_requirements.rs"]
 mod requirements;
 pub use requirements::requirements_session_refuses_garbage_and_matches_the_core;
+
+#[path = "paired_golden.rs"]
+mod paired_golden;
 
 use evenhand::stats::multivariate::Vectors;
 use evenhand::stats::pca::pca_2d;
@@ -48,6 +52,8 @@ const GOLDEN: &str = include_str!("../golden/demo_analysis.json");
 const GOLDEN_CHART: &str = include_str!("../golden/demo_chart.svg");
 /// PERMANOVA on a fixed data set, computed natively (tests/golden_permanova.rs).
 const GOLDEN_PERMANOVA: &str = include_str!("../golden/permanova.json");
+/// The study statistics on fixed inputs, computed natively (tests/golden_paired_stats.rs).
+const GOLDEN_PAIRED: &str = include_str!("../golden/paired_stats.json");
 
 fn garbage() -> Vec<JsValue> {
     let obj = Object::new();
@@ -562,4 +568,12 @@ pub fn crosslingual_page_runs_and_distances() {
     let s = x.load_distances("d.csv", b",r1,r2,r3\nr1,0,1,2\nr2,1,0,1\nr3,2,1,0\n").unwrap();
     assert_eq!(Reflect::get(&s, &"records_matched".into()).unwrap().as_f64(), Some(3.0));
     assert!(!x.distances().unwrap().is_null());
+}
+
+pub fn paired_stats_give_the_native_bits() {
+    let golden: serde_json::Value = serde_json::from_str(GOLDEN_PAIRED).unwrap();
+    let here = paired_golden::compute(&golden["inputs"]);
+    for part in ["clustered_rate", "paired_mcnemar", "paired_bootstrap", "detectable"] {
+        assert_eq!(here[part], golden[part], "{part}: the browser's numbers differ from the native ones");
+    }
 }
