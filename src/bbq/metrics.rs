@@ -90,7 +90,7 @@ impl Counts {
         }
     }
 
-    fn plus(&mut self, o: &Counts) {
+    pub fn plus(&mut self, o: &Counts) {
         self.n_a += o.n_a;
         self.n_au += o.n_au;
         self.n_ab += o.n_ab;

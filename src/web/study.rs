@@ -3,12 +3,24 @@
 //! `detail` is the located problem `{file, line, column, field, message}`.
 
 use super::{fail, failed, to_js};
+use crate::study::report::Report;
 use crate::study::{self, StudyError};
 use wasm_bindgen::prelude::*;
 
 /// One open study; the page's worker holds one.
 #[wasm_bindgen]
-pub struct StudySession(study::Session);
+pub struct StudySession {
+    core: study::Session,
+    /// The last report built, until the records change: the page shows it, then downloads its
+    /// JSON and HTML, and building it is most of the cost.
+    last: std::cell::RefCell<Option<Report>>,
+}
+
+impl From<study::Session> for StudySession {
+    fn from(core: study::Session) -> StudySession {
+        StudySession { core, last: std::cell::RefCell::new(None) }
+    }
+}
 
 fn study_failed(e: StudyError) -> JsValue {
     match &e {
@@ -26,12 +38,12 @@ impl StudySession {
     /// Opens a study document (`evenhand-study` v1). Files it names come through `add_file`.
     #[wasm_bindgen(constructor)]
     pub fn new(name: &str, text: &str) -> Result<StudySession, JsValue> {
-        study::Session::open(name, text).map(StudySession).map_err(study_failed)
+        study::Session::open(name, text).map(StudySession::from).map_err(study_failed)
     }
 
     /// The finished example study: two simulated models, all four methods, already answered.
     pub fn example() -> Result<StudySession, JsValue> {
-        study::example::session().map(StudySession).map_err(study_failed)
+        study::example::session().map(StudySession::from).map_err(study_failed)
     }
 
     /// The example study's document, for "New study" to start from.
@@ -46,13 +58,13 @@ impl StudySession {
 
     /// The study as JSON (pretty), as it would be saved.
     pub fn study_json(&self) -> String {
-        serde_json::to_string_pretty(&self.0.study).unwrap_or_default()
+        serde_json::to_string_pretty(&self.core.study).unwrap_or_default()
     }
 
     /// The files the study names that have not been added: [{field, file}].
     pub fn missing(&self) -> Result<JsValue, JsValue> {
         let m: Vec<serde_json::Value> = self
-            .0
+            .core
             .missing()
             .into_iter()
             .map(|(field, file)| serde_json::json!({"field": field, "file": file}))
@@ -63,87 +75,101 @@ impl StudySession {
     /// An input file the study names (checked against its SHA-256 once all are here); returns
     /// the files still missing, as `missing`.
     pub fn add_file(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        self.0.add_file(name, bytes).map_err(study_failed)?;
+        self.last.replace(None);
+        self.core.add_file(name, bytes).map_err(study_failed)?;
         self.missing()
     }
 
     /// Calls, tokens and cost per method and target: {rows, calls, cost, currency, unpriced, cases}.
     pub fn plan(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.0.plan().map_err(study_failed)?)
+        to_js(&self.core.plan().map_err(study_failed)?)
     }
 
     /// Every method's cases for the run engine as JSONL, each tagged with its `method` and,
     /// in the extra column `study_sample`, its sample; run them with `samples: 1`.
     pub fn run_cases(&self) -> Result<String, JsValue> {
-        let cases = self.0.run_cases().map_err(study_failed)?;
+        let cases = self.core.run_cases().map_err(study_failed)?;
         Ok(crate::formats::write(&cases, crate::formats::FileFormat::Jsonl))
     }
 
     /// The run spec's skeleton for the provider targets: {run_id, targets: [{provider, models}],
     /// samples: 1, params, seed}; the page adds base URLs, limits and keys.
     pub fn run_spec(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.0.run_spec())
+        to_js(&self.core.run_spec())
     }
 
     /// A record file: one method's (`method` given) or a table with a `method` column (a run's
     /// records among them). Returns {file, records, by_method, models, problems}.
     pub fn add_records(&mut self, name: &str, bytes: &[u8], method: Option<String>) -> Result<JsValue, JsValue> {
-        to_js(&self.0.add_records(name, bytes, method.as_deref()).map_err(study_failed)?)
+        self.last.replace(None);
+        to_js(&self.core.add_records(name, bytes, method.as_deref()).map_err(study_failed)?)
     }
 
     /// Answers the simulated targets (replacing their earlier records): {records}.
     pub fn simulate(&mut self) -> Result<JsValue, JsValue> {
-        let n = self.0.simulate().map_err(study_failed)?;
+        self.last.replace(None);
+        let n = self.core.simulate().map_err(study_failed)?;
         to_js(&serde_json::json!({"records": n}))
     }
 
     /// Records held per method and model: {method: {model: count}}.
     pub fn coverage(&self) -> Result<JsValue, JsValue> {
         let mut out: std::collections::BTreeMap<&str, std::collections::BTreeMap<&str, usize>> = Default::default();
-        for r in &self.0.records {
+        for r in &self.core.records {
             *out.entry(r.method.as_str()).or_default().entry(r.model.as_str()).or_default() += 1;
         }
         to_js(&out)
     }
 
+    /// The report, from the cache when the records have not changed since it was built.
+    fn built(&self, generated_at: Option<String>) -> Result<Report, JsValue> {
+        let at = generated_at.unwrap_or_else(now);
+        if let Some(r) = self.last.borrow().as_ref() {
+            return Ok(Report { generated_at: at, ..r.clone() });
+        }
+        let r = self.core.report(&at).map_err(study_failed)?;
+        self.last.replace(Some(r.clone()));
+        Ok(r)
+    }
+
     /// The report (the struct `report.json` holds). `generated_at` defaults to now.
     pub fn report(&self, generated_at: Option<String>) -> Result<JsValue, JsValue> {
-        to_js(&self.0.report(&generated_at.unwrap_or_else(now)).map_err(study_failed)?)
+        to_js(&self.built(generated_at)?)
     }
 
     /// `report.json` as the CLI writes it (pretty JSON).
     pub fn report_json(&self, generated_at: Option<String>) -> Result<String, JsValue> {
-        let r = self.0.report(&generated_at.unwrap_or_else(now)).map_err(study_failed)?;
+        let r = self.built(generated_at)?;
         Ok(study::html::report_json(&r))
     }
 
     /// `report.html`: one self-contained file (inline CSS and SVG, no script, no request).
     pub fn report_html(&self, generated_at: Option<String>) -> Result<String, JsValue> {
-        let r = self.0.report(&generated_at.unwrap_or_else(now)).map_err(study_failed)?;
+        let r = self.built(generated_at)?;
         Ok(study::html::render(&r))
     }
 
     /// Every record held, as JSONL.
     pub fn records_jsonl(&self) -> String {
-        crate::formats::write(&self.0.records, crate::formats::FileFormat::Jsonl)
+        crate::formats::write(&self.core.records, crate::formats::FileFormat::Jsonl)
     }
 
     /// The study bundle (study, input files, records, manifest) as JSON.
     pub fn bundle(&self) -> String {
-        serde_json::to_string(&study::bundle::make(&self.0)).unwrap_or_default()
+        serde_json::to_string(&study::bundle::make(&self.core)).unwrap_or_default()
     }
 
     pub fn share_fragment(&self) -> String {
-        study::bundle::share_fragment(&self.0)
+        study::bundle::share_fragment(&self.core)
     }
 
     /// Opens a study bundle; its records come back as they were saved.
     pub fn open_bundle(name: &str, text: &str) -> Result<StudySession, JsValue> {
-        study::bundle::open(name, text).map(StudySession).map_err(study_failed)
+        study::bundle::open(name, text).map(StudySession::from).map_err(study_failed)
     }
 
     /// Opens a share link's fragment; a study of simulated targets is answered again.
     pub fn open_share(fragment: &str) -> Result<StudySession, JsValue> {
-        study::bundle::open_share(fragment).map(StudySession).map_err(study_failed)
+        study::bundle::open_share(fragment).map(StudySession::from).map_err(study_failed)
     }
 }
