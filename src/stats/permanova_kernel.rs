@@ -226,13 +226,13 @@ mod tests {
     fn by_hand(x: &Vectors, labels: &[u32], grouping: &Grouping, sums: &GroupSums) -> f64 {
         let dim = x.dim();
         let mut s = vec![vec![0.0; dim]; grouping.count()];
-        for g in 0..grouping.count() {
+        for (g, sum) in s.iter_mut().enumerate() {
             for start in (0..x.len()).step_by(256) {
                 let mut part = vec![0.0; dim];
                 for i in (start..(start + 256).min(x.len())).filter(|&i| labels[i] as usize == g) {
                     part.iter_mut().zip(sums.x.row(i)).for_each(|(p, v)| *p += v);
                 }
-                s[g].iter_mut().zip(&part).for_each(|(a, p)| *a = if start == 0 { *p } else { *a + p });
+                sum.iter_mut().zip(&part).for_each(|(a, p)| *a = if start == 0 { *p } else { *a + p });
             }
         }
         let mut ss_b = 0.0;
