@@ -26,7 +26,7 @@ fn fixture() -> (usize, Vec<f64>, Vec<String>) {
 fn permanova_numbers_match_the_golden_file() {
     let (dim, values, groups) = fixture();
     let v = Vectors::from_flat(dim, values.clone()).unwrap();
-    let options = Options { permutations: 499, seed: 2026 };
+    let options = Options { permutations: 499, seed: 2026, ..Options::default() };
     let mut golden = serde_json::json!({
         "query": {"dim": dim, "groups": groups, "permutations": 499, "seed": 2026},
         "values": values,

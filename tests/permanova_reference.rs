@@ -28,7 +28,7 @@ fn toy(r: &serde_json::Value) -> (Vectors, Vec<String>) {
 }
 
 fn opts(permutations: usize, seed: u64) -> Options {
-    Options { permutations, seed }
+    Options { permutations, seed, ..Options::default() }
 }
 
 fn check(out: &Permanova, want: &serde_json::Value, what: &str) {

@@ -91,7 +91,9 @@ fn run_permanova(points: &[(usize, Vec<f64>)], names: &[&str], distance: Distanc
     let rows: Vec<&[f64]> = points.iter().map(|(_, v)| v.as_slice()).collect();
     let labels: Vec<&str> = points.iter().map(|(g, _)| names[*g]).collect();
     let v = Vectors::from_rows(&rows).ok()?;
-    let r = permanova(Input::Vectors(&v, distance), &labels, Options { permutations: 99, seed: 7 }).ok()?;
+    let r =
+        permanova(Input::Vectors(&v, distance), &labels, Options { permutations: 99, seed: 7, ..Options::default() })
+            .ok()?;
     Some((r.f, r.p))
 }
 

@@ -7,6 +7,7 @@ use evenhand::stats::distance::Distance;
 use evenhand::stats::mcnemar::{self, Convention, Method, Table};
 use evenhand::stats::multivariate::Vectors;
 use evenhand::stats::permanova::{self, Input, Options};
+use evenhand::stats::permdisp::Center;
 use evenhand::stats::power::{self as power_calc, PowerQuery};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,6 +59,10 @@ pub struct PermanovaArgs {
     permutations: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// PERMDISP's centre: centroid (group means) or median (spatial medians, as scikit-bio's
+    /// and vegan's default). The output's permdisp.center and permdisp.mode name it.
+    #[arg(long, default_value = "centroid")]
+    permdisp: String,
 }
 
 /// `--method` of the McNemar tests.
@@ -121,7 +126,9 @@ pub fn mcnemar(a: McnemarArgs) -> Outcome {
 pub fn permanova(a: PermanovaArgs) -> Outcome {
     let groups_name = a.groups.display().to_string();
     let group_rows = emb::read_groups(&groups_name, &read(&a.groups)?)?;
-    let options = Options { permutations: a.permutations, seed: a.seed };
+    let center = Center::parse(&a.permdisp)
+        .ok_or_else(|| Failure::new(format!("--permdisp: expected centroid or median, found {:?}", a.permdisp)))?;
+    let options = Options { permutations: a.permutations, seed: a.seed, permdisp: center };
     let (unused, report) = if let Some(path) = &a.embeddings {
         let d = distance(&a.distance)?;
         let name = path.display().to_string();

@@ -139,7 +139,7 @@ pub fn run(d: &Dataset, m: &Distances, t: &Test, s: &Settings) -> Row {
     let idx: Vec<usize> = ga.iter().chain(&gb).copied().collect();
     let labels: Vec<&str> =
         ga.iter().map(|_| t.language_a.as_str()).chain(gb.iter().map(|_| t.language_b.as_str())).collect();
-    let options = Options { permutations: s.permutations, seed: perm::test_seed(t, s) };
+    let options = Options { permutations: s.permutations, seed: perm::test_seed(t, s), ..Options::default() };
     match m.matrix.subset(&idx).and_then(|sub| permanova(Input::Matrix(&sub), &labels, options)) {
         Ok(p) => row.result = Some(p),
         Err(e) => row.skipped = Some(e.to_string()),

@@ -145,7 +145,11 @@ pub fn run(d: &Dataset, t: &Test, s: &Settings) -> Row {
         ga.iter().map(|_| t.language_a.as_str()).chain(gb.iter().map(|_| t.language_b.as_str())).collect();
     let seed = test_seed(t, s);
     let outcome = Vectors::from_rows(&rows).and_then(|v| {
-        permanova(Input::Vectors(&v, s.distance), &labels, Options { permutations: s.permutations, seed })
+        permanova(
+            Input::Vectors(&v, s.distance),
+            &labels,
+            Options { permutations: s.permutations, seed, ..Options::default() },
+        )
     });
     match outcome {
         Ok(p) => row.result = Some(p),

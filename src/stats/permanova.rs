@@ -9,8 +9,14 @@
 //! data are centred on their grand mean (for accuracy) and SS_T = Σ_i ‖x_i‖²,
 //! SS_B = Σ_k ‖S_k‖²/n_k with S_k the sum of group k's vectors: O(N·p) per permutation and
 //! no N×N matrix. The largest group's sum is the total minus the others, so two groups need
-//! one sum. Otherwise ("matrix") the squared distances are computed once (condensed upper
+//! one sum; a block of permutations' sums is one matrix product (`permanova_kernel`).
+//! Otherwise ("matrix") the squared distances are computed once (condensed upper
 //! triangle) and SS_W is summed per permutation, sixteen permutations per pass.
+//!
+//! **Threads.** Natively, blocks of permutations run on all of rayon's threads
+//! (`RAYON_NUM_THREADS` sets how many); in wasm one after another. Each permutation's F is
+//! computed the same way in any block on any thread and only the counts k are summed, so
+//! the result has the same bits for every thread count.
 //!
 //! **Permutations.** P relabellings of the points; permutation k (0-based) is
 //! `permutation::relabel(seed, b"permanova", k)`: Fisher–Yates on a fresh copy of the
@@ -27,7 +33,7 @@
 use super::distance::{Distance, DistanceMatrix, normalised};
 use super::multivariate::{Grouping, MultivariateError, Result, Vectors, check_permutations};
 use super::permanova_kernel::{BLOCK, GroupSums, PairSums};
-use super::permdisp::{self, Permdisp};
+use super::permdisp::{self, Center, Permdisp};
 use super::permutation::relabel;
 use serde::{Deserialize, Serialize};
 
@@ -46,11 +52,13 @@ pub enum Input<'a> {
 pub struct Options {
     pub permutations: usize,
     pub seed: u64,
+    /// PERMDISP's centre: centroid (default) or spatial median.
+    pub permdisp: Center,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { permutations: 999, seed: 1 }
+        Options { permutations: 999, seed: 1, permdisp: Center::Centroid }
     }
 }
 
@@ -111,13 +119,9 @@ pub struct PermanovaJob {
     exceed: usize,
     z: Vec<f64>,
     negative_squared: usize,
+    median_iterations: Option<usize>,
     disp_f: f64,
     disp_exceed: usize,
-    labels: Vec<u32>,
-    stats: Vec<f64>,
-    between: Vec<f64>,
-    within: Vec<f64>,
-    sums: Vec<f64>,
 }
 
 fn pseudo_f(ss_b: f64, ss_w: f64, n: usize, g: usize) -> f64 {
@@ -144,7 +148,8 @@ impl PermanovaJob {
             Input::Matrix(m) => m.len(),
         };
         let grouping = Grouping::new(groups, n)?;
-        let (kernel, distance, z, negative_squared) = match input {
+        let median = options.permdisp == Center::Median;
+        let (kernel, distance, z, negative_squared, median_iterations) = match input {
             Input::Vectors(v, d) if d.is_euclidean() => {
                 let unit;
                 let x = if d == Distance::Chord {
@@ -153,24 +158,41 @@ impl PermanovaJob {
                 } else {
                     v
                 };
-                let z = permdisp::distances_to_centroids(x, &grouping);
-                (Kernel::Fast(GroupSums::new(x, &column_means(x), &grouping)), Some(d), z, 0)
+                let (z, steps) = if median {
+                    let (z, steps) = permdisp::distances_to_medians(x, &grouping);
+                    (z, Some(steps))
+                } else {
+                    (permdisp::distances_to_centroids(x, &grouping), None)
+                };
+                (Kernel::Fast(GroupSums::new(x, &column_means(x), &grouping)), Some(d), z, 0, steps)
             }
             Input::Vectors(v, d) => {
                 let dm = DistanceMatrix::from_vectors(v, d)?;
-                let (z, neg) = permdisp::distances_to_centroids_matrix(&dm, &grouping);
-                (Kernel::Matrix(PairSums::new(&dm, &grouping)), Some(d), z, neg)
+                let (z, neg, steps) = matrix_dispersions(&dm, &grouping, median);
+                (Kernel::Matrix(PairSums::new(&dm, &grouping)), Some(d), z, neg, steps)
             }
             Input::Matrix(dm) => {
-                let (z, neg) = permdisp::distances_to_centroids_matrix(dm, &grouping);
-                (Kernel::Matrix(PairSums::new(dm, &grouping)), None, z, neg)
+                let (z, neg, steps) = matrix_dispersions(dm, &grouping, median);
+                (Kernel::Matrix(PairSums::new(dm, &grouping)), None, z, neg, steps)
             }
         };
+        let ss_t = match &kernel {
+            Kernel::Fast(k) => k.total_ss(),
+            Kernel::Matrix(k) => k.total_ss(),
+        };
+        // Not finite: squares of values near 1e154 or beyond overflowed (NaN once inf − inf met);
+        // every statistic after this would be null or meaningless, so refuse here.
+        if !ss_t.is_finite() {
+            return Err(MultivariateError::Overflow);
+        }
+        if ss_t <= 0.0 {
+            return Err(MultivariateError::NoVariation);
+        }
         let mut job = PermanovaJob {
             kernel,
             distance,
             options,
-            ss_t: 0.0,
+            ss_t,
             ss_b: 0.0,
             ss_w: 0.0,
             f: 0.0,
@@ -178,55 +200,63 @@ impl PermanovaJob {
             exceed: 0,
             z,
             negative_squared,
+            median_iterations,
             disp_f: 0.0,
             disp_exceed: 0,
-            labels: vec![0; BLOCK * n],
-            stats: vec![0.0; BLOCK],
-            between: vec![0.0; BLOCK],
-            within: vec![0.0; BLOCK],
-            sums: vec![0.0; grouping.count()],
             grouping,
         };
-        job.ss_t = match &mut job.kernel {
-            Kernel::Fast(k) => k.total_ss(),
-            Kernel::Matrix(k) => k.total_ss(),
-        };
-        // Not finite: squares of values near 1e154 or beyond overflowed (NaN once inf − inf met);
-        // every statistic after this would be null or meaningless, so refuse here.
-        if !job.ss_t.is_finite() {
-            return Err(MultivariateError::Overflow);
-        }
-        if job.ss_t <= 0.0 {
-            return Err(MultivariateError::NoVariation);
-        }
-        job.labels[..n].copy_from_slice(&job.grouping.of);
-        let (ss_b, ss_w) = job.block_f(1);
-        (job.f, job.ss_b, job.ss_w) = (job.stats[0], ss_b, ss_w);
-        job.disp_f = permdisp::anova_f(&job.z, &job.grouping.of, &job.grouping.sizes, &mut job.sums);
+        let (f, ss_b, ss_w) = job.statistics(&job.grouping.of, 1);
+        (job.f, job.ss_b, job.ss_w) = (f[0], ss_b[0], ss_w[0]);
+        let mut sums = vec![0.0; job.grouping.count()];
+        job.disp_f = permdisp::anova_f(&job.z, &job.grouping.of, &job.grouping.sizes, &mut sums);
         Ok(job)
     }
 
-    /// SS_B and SS_W of the first `bs` relabellings in `self.labels`, each computed the way
-    /// its path computes it best; F of each goes into `self.stats`.
-    fn block_f(&mut self, bs: usize) -> (f64, f64) {
+    /// F, SS_B and SS_W of the `bs` relabellings in `labels` (perm-major), each computed the
+    /// way its path computes it best.
+    fn statistics(&self, labels: &[u32], bs: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         let (n, g) = (self.grouping.of.len(), self.grouping.count());
-        let labels = &self.labels[..bs * n];
-        let (between, within) = (&mut self.between[..bs], &mut self.within[..bs]);
-        let ss_t = self.ss_t;
-        match &mut self.kernel {
+        let (mut between, mut within) = (vec![0.0; bs], vec![0.0; bs]);
+        match &self.kernel {
             Kernel::Fast(k) => {
-                k.between(labels, between);
-                within.iter_mut().zip(between.iter()).for_each(|(w, b)| *w = ss_t - b);
+                k.between(labels, &mut between);
+                within.iter_mut().zip(&between).for_each(|(w, b)| *w = self.ss_t - b);
             }
             Kernel::Matrix(k) => {
-                k.within(labels, within);
-                between.iter_mut().zip(within.iter()).for_each(|(b, w)| *b = ss_t - w);
+                k.within(labels, &mut within);
+                between.iter_mut().zip(&within).for_each(|(b, w)| *b = self.ss_t - w);
             }
         }
-        for ((f, b), w) in self.stats.iter_mut().zip(between.iter()).zip(within.iter()) {
-            *f = pseudo_f(*b, *w, n, g);
+        let f = between.iter().zip(&within).map(|(&b, &w)| pseudo_f(b, w, n, g)).collect();
+        (f, between, within)
+    }
+
+    /// Runs permutations `first..first + bs` of both tests; returns how many reached the
+    /// observed F of PERMANOVA and of PERMDISP.
+    fn run_block(&self, first: usize, bs: usize) -> (usize, usize) {
+        let n = self.grouping.of.len();
+        let mut labels = vec![0u32; bs * n];
+        let mut scratch = vec![0u32; n];
+        let mut sums = vec![0.0; self.grouping.count()];
+        let mut disp_hits = 0;
+        for (b, out) in labels.chunks_exact_mut(n).enumerate() {
+            let k = first + b;
+            relabel(self.options.seed, b"permanova", k, &self.grouping.of, out);
+            relabel(self.options.seed, b"permdisp", k, &self.grouping.of, &mut scratch);
+            let f = permdisp::anova_f(&self.z, &scratch, &self.grouping.sizes, &mut sums);
+            disp_hits += usize::from(at_least(f, self.disp_f));
         }
-        (between[0], within[0])
+        let (f, _, _) = self.statistics(&labels, bs);
+        (f.iter().filter(|&&f| at_least(f, self.f)).count(), disp_hits)
+    }
+
+    /// Floating-point operations of the vector path's matrix product per permutation (for
+    /// the benchmark's GFLOP/s); None on the matrix path.
+    pub fn flops_per_permutation(&self) -> Option<f64> {
+        match &self.kernel {
+            Kernel::Fast(k) => Some(k.flops_per_permutation()),
+            Kernel::Matrix(_) => None,
+        }
     }
 
     pub fn progress(&self) -> Progress {
@@ -235,27 +265,22 @@ impl PermanovaJob {
 
     /// Runs up to `count` more permutations (PERMANOVA and PERMDISP each).
     pub fn advance(&mut self, count: usize) -> Progress {
-        let n = self.grouping.of.len();
         let end = self.done.saturating_add(count).min(self.options.permutations);
-        let block = match &self.kernel {
-            Kernel::Fast(k) => k.block(),
-            Kernel::Matrix(_) => BLOCK,
+        let starts: Vec<usize> = (self.done..end).step_by(BLOCK).collect();
+        let run = |&first: &usize| self.run_block(first, BLOCK.min(end - first));
+        #[cfg(not(target_arch = "wasm32"))]
+        let counts: Vec<(usize, usize)> = {
+            use rayon::prelude::*;
+            starts.par_iter().map(run).collect()
         };
-        let mut scratch = vec![0u32; n];
-        while self.done < end {
-            let bs = block.min(end - self.done);
-            for b in 0..bs {
-                let k = self.done + b;
-                relabel(self.options.seed, b"permanova", k, &self.grouping.of, &mut self.labels[b * n..(b + 1) * n]);
-                relabel(self.options.seed, b"permdisp", k, &self.grouping.of, &mut scratch);
-                let f = permdisp::anova_f(&self.z, &scratch, &self.grouping.sizes, &mut self.sums);
-                self.disp_exceed += usize::from(at_least(f, self.disp_f));
-            }
-            self.block_f(bs);
-            let hits = self.stats[..bs].iter().filter(|&&f| at_least(f, self.f)).count();
+        // No threads in the page's wasm (no shared memory without cross-origin isolation).
+        #[cfg(target_arch = "wasm32")]
+        let counts: Vec<(usize, usize)> = starts.iter().map(run).collect();
+        for (hits, disp_hits) in counts {
             self.exceed += hits;
-            self.done += bs;
+            self.disp_exceed += disp_hits;
         }
+        self.done = end.max(self.done);
         self.progress()
     }
 
@@ -267,9 +292,12 @@ impl PermanovaJob {
         }
         let (n, g) = (self.grouping.of.len(), self.grouping.count());
         let p = |k: usize| (k + 1) as f64 / (p_total + 1) as f64;
-        let (test_path, mode) = match self.kernel {
-            Kernel::Fast(_) => ("fast", "centroid, full space (vectors)"),
-            Kernel::Matrix(_) => ("matrix", "centroid, full space (principal coordinates, all axes)"),
+        let median = self.options.permdisp == Center::Median;
+        let (test_path, mode) = match (&self.kernel, median) {
+            (Kernel::Fast(_), false) => ("fast", "centroid, full space (vectors)"),
+            (Kernel::Fast(_), true) => ("fast", "median, full space (vectors)"),
+            (Kernel::Matrix(_), false) => ("matrix", "centroid, full space (principal coordinates, all axes)"),
+            (Kernel::Matrix(_), true) => ("matrix", "median, full space (principal coordinates, all axes)"),
         };
         let ss_b = self.ss_b;
         Ok(Permanova {
@@ -297,7 +325,10 @@ impl PermanovaJob {
             tie_tolerance: TIE_TOLERANCE,
             permdisp: Permdisp {
                 test: "PERMDISP",
+                center: self.options.permdisp.name(),
                 mode,
+                median_iterations: self.median_iterations,
+                median_tolerance: median.then_some(permdisp::MEDIAN_TOLERANCE),
                 f: self.disp_f,
                 p: p(self.disp_exceed),
                 exceedances: self.disp_exceed,
@@ -314,6 +345,17 @@ pub fn permanova<S: AsRef<str>>(input: Input<'_>, groups: &[S], options: Options
     let mut job = PermanovaJob::new(input, groups, options)?;
     job.advance(options.permutations);
     job.result()
+}
+
+/// z, negative squared distances and median steps for a distance matrix.
+fn matrix_dispersions(dm: &DistanceMatrix, grouping: &Grouping, median: bool) -> (Vec<f64>, usize, Option<usize>) {
+    if median {
+        let (z, steps, neg) = permdisp::distances_to_medians_matrix(dm, grouping);
+        (z, neg, Some(steps))
+    } else {
+        let (z, neg) = permdisp::distances_to_centroids_matrix(dm, grouping);
+        (z, neg, None)
+    }
 }
 
 /// The column means (summed in row order).

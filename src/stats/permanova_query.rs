@@ -5,6 +5,7 @@
 use super::distance::{Distance, DistanceMatrix};
 use super::multivariate::{MultivariateError, Vectors};
 use super::permanova::{Input, Options, PermanovaJob};
+use super::permdisp::Center;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -21,6 +22,9 @@ pub struct PermanovaQuery {
     pub permutations: Option<usize>,
     #[serde(default)]
     pub seed: Option<u64>,
+    /// PERMDISP's centre, "centroid" (default) or "median".
+    #[serde(default)]
+    pub permdisp: Center,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
@@ -39,6 +43,7 @@ impl PermanovaQuery {
         let options = Options {
             permutations: self.permutations.unwrap_or(defaults.permutations),
             seed: self.seed.unwrap_or(defaults.seed),
+            permdisp: self.permdisp,
         };
         if self.matrix {
             let n = self.groups.len();

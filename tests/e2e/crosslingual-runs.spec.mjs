@@ -70,6 +70,7 @@ test("embeddings from the Run tab drive PERMANOVA; the judge joins the agreement
     await expect(rows).toHaveCount(1 + 3); // de–en, overall and in each of the 3 topics
     await expect(rows.first().locator("th")).toHaveText("de – en");
     await expect(page.locator("#crosslingual-perm-family")).toContainText("response embeddings, chord distance");
+    await expect(page.locator("#crosslingual-perm-family")).toContainText("PERMDISP around the group centroid");
     const overall = (await rows.first().locator("td").nth(1).innerText()).split("+").map((x) => Number(x.trim()));
     expect(overall[0] + overall[1]).toBe(n);
     const f = Number(await rows.first().locator("td").nth(2).innerText());

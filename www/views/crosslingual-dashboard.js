@@ -177,8 +177,10 @@ export function createCrosslingualDashboard() {
   function renderPermanova(section) {
     $("crosslingual-perm-results").hidden = !section;
     if (!section) return;
+    const disp = section.rows.find((r) => r.result)?.result.permdisp;
     $("crosslingual-perm-family").textContent = `${section.family}. Distances: ${section.source}; ` +
-      `${section.settings.permutations} permutations per test. Null hypothesis acceptance ratio at α = ${section.alpha}: ` +
+      `${section.settings.permutations} permutations per test` +
+      `${disp ? `; PERMDISP around the group ${disp.center} (${disp.mode})` : ""}. Null hypothesis acceptance ratio at α = ${section.alpha}: ` +
       `${section.acceptance_raw == null ? "–" : percent(section.acceptance_raw)} raw, ` +
       `${section.acceptance_holm == null ? "–" : percent(section.acceptance_holm)} after Holm.`;
     $("crosslingual-perm-note").hidden = !section.note;
