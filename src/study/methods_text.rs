@@ -47,8 +47,9 @@ pub fn references(study: &Study) -> Vec<Citation> {
     }
     if used.contains(&"crosslingual") {
         out.push(cite(
-            "Yu et al. 2025",
-            "Yu, S., Choi, J., & Kim, Y. (2025). Delving into multilingual ethical bias: The MSQAD with statistical hypothesis tests for large language models. In Proceedings of ACL 2025. arXiv:2505.19121.",
+            "MSQAD 2025",
+            // The authors are not in the sources we hold; the arXiv entry lists them.
+            "Delving into multilingual ethical bias: The MSQAD with statistical hypothesis tests for large language models. (2025). In Proceedings of ACL 2025 (long paper). arXiv:2505.19121 (authors as listed there).",
         ));
     }
     if used.contains(&"divergence") {
@@ -154,7 +155,7 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
     if let Some(x) = &inputs.crosslingual {
         let recs = s.records_of("crosslingual");
         out.push(format!(
-            "Cross-lingual refusals (Yu et al. 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused); language pairs were compared per model with McNemar's exact test on the same questions. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Cross-lingual refusals (MSQAD 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused); language pairs were compared per model with McNemar's exact test on the same questions. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
             x.provenance.source,
             x.provenance.sha256,
             x.provenance.size,
