@@ -55,7 +55,7 @@ test("16a. the page opens on the home screen; the tools sit behind the Expert to
   await expect(page.getByRole("tablist")).toBeHidden();
   await shot(page, "study-home-1280");
   await page.getByRole("button", { name: "Expert tools" }).click();
-  await expect(page.getByRole("menuitem")).toHaveCount(10);
+  await expect(page.getByRole("menuitem")).toHaveCount(11);
   await shot(page, "study-home-menu");
   await page.getByRole("menuitem", { name: "Benchmarks" }).click();
   await expect(page.locator("#panel-bench")).toBeVisible();
