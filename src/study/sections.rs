@@ -227,7 +227,8 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             g.n += 1;
         }
         let groups: Vec<Group> = groups.into_values().collect();
-        let clusters: Vec<Vec<usize>> = (0..groups.len()).map(|g| vec![g]).collect();
+        // One cluster per template group; the statistics work from the drawn groups' sums.
+        let sizes: Vec<usize> = groups.iter().map(|g| g.n as usize).collect();
         let counts = |idx: &[usize]| {
             let (mut ca, mut cb) = (metrics::Counts::default(), metrics::Counts::default());
             for &g in idx {
@@ -245,7 +246,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
                 let (x, y) = counts(idx);
                 (nan(metric(&x)), nan(metric(&y)))
             };
-            if let Ok(bs) = paired::paired_bootstrap(&clusters, s.replicates, s.confidence, s.seed, stat) {
+            if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.replicates, s.confidence, s.seed, stat) {
                 comparisons.push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", name, a, b, &bs) });
             }
         }
@@ -258,7 +259,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             }
             (ra as f64 / n as f64, rb as f64 / n as f64)
         };
-        if let Ok(bs) = paired::paired_bootstrap(&clusters, s.replicates, s.confidence, s.seed, stat) {
+        if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.replicates, s.confidence, s.seed, stat) {
             comparisons
                 .push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", "accuracy · all", a, b, &bs) });
         }
