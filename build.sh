@@ -84,6 +84,23 @@ build_wasm() {
   raw=$(stat -c %s www/pkg/evenhand_bg.wasm)
   gz=$(gzip -9 -c www/pkg/evenhand_bg.wasm | wc -c)
   say "wasm: $raw bytes raw, $gz bytes gzipped"
+  build_parquet_wasm
+}
+
+# The second wasm module (crates/evenhand-parquet): Parquet in and out. The page fetches it
+# only when a Parquet file is picked or a Parquet export is asked for, so it costs the first
+# load nothing.
+build_parquet_wasm() {
+  say "building the Parquet wasm module (release)"
+  cargo build -p evenhand-parquet --lib --target wasm32-unknown-unknown --release
+  rm -rf www/pkg-parquet
+  wasm-bindgen --target web --out-dir www/pkg-parquet target/wasm32-unknown-unknown/release/evenhand_parquet.wasm
+  npx --no-install wasm-opt -Oz --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+    --enable-reference-types www/pkg-parquet/evenhand_parquet_bg.wasm -o www/pkg-parquet/evenhand_parquet_bg.wasm
+  local raw gz
+  raw=$(stat -c %s www/pkg-parquet/evenhand_parquet_bg.wasm)
+  gz=$(gzip -9 -c www/pkg-parquet/evenhand_parquet_bg.wasm | wc -c)
+  say "Parquet wasm: $raw bytes raw, $gz bytes gzipped (loaded on demand)"
 }
 
 cmd_serve() {

@@ -38,8 +38,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check a record file (CSV, JSONL or JSON) and list every problem with its line.
+    /// Check a record file (CSV, JSONL, JSON or Parquet) and list every problem with its line.
     Validate(records::ValidateArgs),
+    /// Write a record file in another format (csv, jsonl, json or parquet, by the output's
+    /// extension or --format); a file with bad rows is refused, its problems listed.
+    Convert(records::ConvertArgs),
     /// Pass rates with intervals for a record file or a bundle.
     Analyze(records::AnalyzeArgs),
     /// Run the built-in demo on the simulated model and write its bundle and reports.
@@ -129,8 +132,17 @@ pub fn note(text: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
+/// The file's bytes. A Parquet file (by its name or its "PAR1" magic) comes back as JSON Lines,
+/// one object per row, which every reader that takes a data file reads: so each command
+/// that reads a table reads Parquet, with problems located at the row (row 1 is line 1).
 pub fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::new(format!("{}: cannot read: {e}", path.display())))
+    let bytes = std::fs::read(path).map_err(|e| Failure::new(format!("{}: cannot read: {e}", path.display())))?;
+    let name = path.display().to_string();
+    if evenhand_parquet::is_parquet(&bytes) || evenhand_parquet::is_parquet_name(&name) {
+        let table = evenhand_parquet::to_jsonl(&bytes).map_err(|e| Failure::new(format!("{name}: {e}")))?;
+        return Ok(table.jsonl.into_bytes());
+    }
+    Ok(bytes)
 }
 
 /// The file as text, or an error at the line and column of its first byte that is not UTF-8
@@ -162,16 +174,30 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
     std::fs::rename(&tmp, path).map_err(|e| Failure::new(format!("{}: cannot write: {e}", path.display())))
 }
 
-/// Records or cases for `evenhand run --cases`, in the format the name says (.csv, .json),
-/// JSONL otherwise.
+/// Records or cases for `evenhand run --cases`, in the format the name says (.csv, .json,
+/// .parquet), JSONL otherwise.
 pub fn write_cases(path: &Path, records: &[evenhand::record::Record]) -> Result<(), Failure> {
     use evenhand::formats::FileFormat;
     let name = path.display().to_string();
+    if evenhand_parquet::is_parquet_name(&name) {
+        return write_bytes(path, &records_parquet(&name, records)?);
+    }
     let format = match FileFormat::detect(&name, "") {
         FileFormat::Csv if !name.to_ascii_lowercase().ends_with(".csv") => FileFormat::Jsonl,
         f => f,
     };
     write(path, &evenhand::formats::write(records, format))
+}
+
+/// Records as a Parquet file: one column per field and extra column, typed as in JSONL
+/// (text, integers, numbers); the JSON fields (communities, params, choices, logprobs) as JSON text.
+pub fn records_parquet(name: &str, records: &[evenhand::record::Record]) -> Result<Vec<u8>, Failure> {
+    let rows: Vec<_> = records.iter().map(evenhand::formats::row::to_json).collect();
+    evenhand_parquet::from_rows(&rows).map_err(|e| Failure::new(format!("{name}: {e}")))
+}
+
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    std::fs::write(path, bytes).map_err(|e| Failure::new(format!("{}: cannot write: {e}", path.display())))
 }
 
 pub fn create_dir(dir: &Path) -> Result<(), Failure> {
@@ -182,6 +208,7 @@ pub fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Validate(a) => records::validate(a),
         Command::Analyze(a) => records::analyze(a),
+        Command::Convert(a) => records::convert(a),
         Command::Demo(a) => records::demo(a),
         Command::Bbq(a) => bbq::run(a),
         Command::Power(a) => stats::power(a),

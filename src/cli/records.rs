@@ -1,6 +1,6 @@
 //! The record table and the demo method: `validate`, `analyze` and `demo`.
 
-use super::{Failure, Outcome, create_dir, note, print_json, read, write_in};
+use super::{Failure, Outcome, create_dir, note, print_json, read, records_parquet, write_bytes, write_in};
 use evenhand::demo::Experiment;
 use evenhand::demo::analysis::Settings;
 use evenhand::demo::workspace::Workspace;
@@ -12,6 +12,21 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct ValidateArgs {
     file: PathBuf,
+    /// Column mapping for a CSV from another tool, as JSON: {"response": "output", ...}.
+    #[arg(long)]
+    mapping: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// The record file to read (CSV, JSONL, JSON or Parquet).
+    file: PathBuf,
+    /// Where to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// csv, jsonl, json or parquet; by default the extension of --out.
+    #[arg(long)]
+    format: Option<String>,
     /// Column mapping for a CSV from another tool, as JSON: {"response": "output", ...}.
     #[arg(long)]
     mapping: Option<String>,
@@ -82,6 +97,58 @@ pub fn validate(a: ValidateArgs) -> Outcome {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+pub fn convert(a: ConvertArgs) -> Outcome {
+    let out_name = a.out.display().to_string();
+    let format = match a.format.as_deref() {
+        Some(f) => f.to_ascii_lowercase(),
+        None => a.out.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default(),
+    };
+    let mapping: Option<ColumnMapping> = a
+        .mapping
+        .map(|m| serde_json::from_str(&m))
+        .transpose()
+        .map_err(|e| Failure::new(format!("--mapping: expected a JSON object of field to column: {e}")))?;
+    let name = a.file.display().to_string();
+    let loaded = formats::load(&name, &read(&a.file)?, mapping.as_ref())?;
+    for p in loaded.errors.iter().chain(&loaded.warnings) {
+        note(p);
+    }
+    if !loaded.errors.is_empty() {
+        return Err(Failure::new(format!(
+            "{name}: {} rows were not read (listed above); nothing written",
+            loaded.errors.len()
+        )));
+    }
+    let bytes = match format.as_str() {
+        "parquet" | "parq" | "pq" => records_parquet(&out_name, &loaded.records)?,
+        "csv" => formats::write(&loaded.records, formats::FileFormat::Csv).into_bytes(),
+        "jsonl" | "ndjson" => formats::write(&loaded.records, formats::FileFormat::Jsonl).into_bytes(),
+        "json" => formats::write(&loaded.records, formats::FileFormat::Json).into_bytes(),
+        other => {
+            return Err(Failure::new(format!(
+                "--format: expected csv, jsonl, json or parquet, found {other:?} (from {out_name})"
+            )));
+        }
+    };
+    write_bytes(&a.out, &bytes)?;
+    #[derive(Serialize)]
+    struct Done<'a> {
+        file: &'a str,
+        out: &'a str,
+        format: &'a str,
+        records: usize,
+        warnings: usize,
+    }
+    print_json(&Done {
+        file: &name,
+        out: &out_name,
+        format: &format,
+        records: loaded.records.len(),
+        warnings: loaded.warnings.len(),
+    })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn analyze(a: AnalyzeArgs) -> Outcome {
