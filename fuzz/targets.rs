@@ -78,6 +78,15 @@ pub const TARGETS: &[Target] = &[
     Target { name: "records_csv", run: |b| records("records.csv", b) },
     Target { name: "records_jsonl", run: |b| records("records.jsonl", b) },
     Target { name: "records_json", run: |b| records("records.json", b) },
+    // A Parquet file goes through its converter and then the JSONL reader, as in the CLI and
+    // the page (there in the second wasm module).
+    Target {
+        name: "records_parquet",
+        run: |b| {
+            let table = evenhand_parquet::to_jsonl(b).map_err(err)?;
+            records("records.parquet", table.jsonl.as_bytes())
+        },
+    },
     Target {
         name: "cases",
         run: |b| run::cases::read("cases.csv", b).map(|c| format!("{} cases", c.len())).map_err(|p| format!("{p:?}")),

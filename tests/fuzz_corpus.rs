@@ -67,6 +67,7 @@ fuzz_tests!(
     records_csv,
     records_jsonl,
     records_json,
+    records_parquet,
     cases,
     run_spec,
     journal,

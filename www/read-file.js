@@ -2,8 +2,10 @@
 // file's size, with a progress bar, so a large table is never held twice on the page (where
 // arrayBuffer() and then postMessage's copy made two), and the buffer is handed to the worker
 // without a copy (rpc.js transfers it). The bytes stay bytes: the wasm decodes them and names
-// the line and column of a bad byte, which a TextDecoder here would not.
+// the line and column of a bad byte, which a TextDecoder here would not. A Parquet file is
+// converted to JSON Lines first (parquet.js), so every upload that takes a table takes Parquet.
 import { el } from "./dom.js";
+import { isParquet, parquetToJsonl } from "./parquet.js";
 
 /** Files at least this large show a progress bar while they are read. */
 export const PROGRESS_FROM = 1 << 20;
@@ -35,7 +37,16 @@ export async function readFile(file, box) {
     at += take;
     if (bar) bar.value = at;
   }
-  return transferable(at === total ? buffer.buffer : buffer.slice(0, at).buffer);
+  const bytes = at === total ? buffer.buffer : buffer.slice(0, at).buffer;
+  // A Parquet file reaches the readers as JSON Lines, one object per row (row 1 is line 1).
+  if (isParquet(file.name, bytes)) {
+    if (box) {
+      box.replaceChildren(el("p", { role: "status", class: "busy", text: `Converting ${file.name} from Parquet…` }));
+      box.hidden = false;
+    }
+    return transferable(await parquetToJsonl(file.name, bytes));
+  }
+  return transferable(bytes);
 }
 
 /** Buffers that rpc.js's call() moves to the worker instead of copying. */

@@ -32,6 +32,8 @@ const SHELL = [
   "./keys.js",
   "./menu.js",
   "./offline.js",
+  "./parquet.js",
+  "./parquet-worker.js",
   "./read-file.js",
   "./router.js",
   "./rpc.js",
@@ -65,6 +67,9 @@ const SHELL = [
   "./views/upload.js",
   "./pkg/evenhand.js",
   "./pkg/evenhand_bg.wasm",
+  // Not ./pkg-parquet/: the Parquet module (about 1 MB gzipped) is fetched the first time a
+  // Parquet file is picked or asked for, and kept then by the fetch handler below, so a
+  // visitor who never uses Parquet never downloads it.
 ];
 // Written by ./build.sh; a bare checkout may lack them, which must not stop the install.
 const OPTIONAL = ["./version.json", "./data/catalogue.json"];

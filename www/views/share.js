@@ -1,6 +1,7 @@
 // The Share tab: a link for simulated experiments, the bundle, and record downloads.
 import { $, download, errorMessage, showIn } from "../dom.js";
 import { stampBundle } from "../build-info.js";
+import { jsonlToParquet } from "../parquet.js";
 
 const TYPES = { csv: "text/csv", jsonl: "application/x-ndjson", json: "application/json" };
 
@@ -52,4 +53,8 @@ export function createShare(call) {
     $(`dl-${format}`).addEventListener("click", () =>
       save(() => call("export", format), `evenhand-records.${format}`, TYPES[format]));
   }
+  // Parquet for pandas, polars and DuckDB: the JSONL export, converted by the Parquet module.
+  $("dl-parquet").addEventListener("click", () =>
+    save(async () => jsonlToParquet("evenhand-records.parquet", await call("export", "jsonl")),
+      "evenhand-records.parquet", "application/vnd.apache.parquet"));
 }

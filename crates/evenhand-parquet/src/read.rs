@@ -28,12 +28,15 @@ fn corrupt(e: impl std::fmt::Display) -> Error {
 }
 
 fn supported(c: Compression) -> bool {
-    match c {
-        Compression::UNCOMPRESSED | Compression::SNAPPY | Compression::GZIP(_) => true,
-        Compression::LZ4 | Compression::LZ4_RAW => true,
-        Compression::ZSTD(_) => cfg!(not(target_arch = "wasm32")),
-        _ => false,
-    }
+    let native = cfg!(not(target_arch = "wasm32"));
+    matches!(
+        c,
+        Compression::UNCOMPRESSED
+            | Compression::SNAPPY
+            | Compression::GZIP(_)
+            | Compression::LZ4
+            | Compression::LZ4_RAW
+    ) || (native && matches!(c, Compression::ZSTD(_)))
 }
 
 fn codec_name(c: Compression) -> String {
