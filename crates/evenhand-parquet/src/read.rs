@@ -56,6 +56,16 @@ pub fn to_jsonl(bytes: &[u8]) -> Result<Table, Error> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::copy_from_slice(bytes)).map_err(corrupt)?;
     for group in builder.metadata().row_groups() {
         for column in group.columns() {
+            // The reader asserts these (a panic, a trap in wasm) rather than refusing them.
+            let start = column.dictionary_page_offset().unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            if start < 0 || len < 0 || start.checked_add(len).is_none_or(|end| end as u64 > bytes.len() as u64) {
+                return Err(corrupt(format!(
+                    "column {:?} claims bytes {start}..+{len}, outside the file's {} bytes",
+                    column.column_path().string(),
+                    bytes.len()
+                )));
+            }
             if !supported(column.compression()) {
                 return Err(Error::Codec {
                     column: column.column_path().string(),

@@ -84,3 +84,18 @@ fn damaged_files_are_refused_with_a_reason() {
     footer[n - 8..n - 4].copy_from_slice(&u32::MAX.to_le_bytes());
     assert!(matches!(to_jsonl(&footer), Err(Error::Corrupt(_))));
 }
+
+/// Inputs the fuzzer found (fuzz/, target records_parquet) that once panicked the reader:
+/// each must now be refused with a message.
+#[test]
+fn inputs_that_once_panicked_are_refused() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corrupt");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let result = to_jsonl(&std::fs::read(&path).unwrap());
+        assert!(matches!(result, Err(Error::Corrupt(_))), "{}: {result:?}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 1);
+}
