@@ -141,7 +141,7 @@ cmd_test() {
 
   say "lint: cargo fmt --check, cargo clippy -D warnings, tsc (the page against the wasm's types)"
   if ! cargo fmt --all -- --check; then echo "cargo fmt: run cargo fmt" >&2; status=1; fi
-  if ! cargo clippy --all-targets -q -- -D warnings; then status=1; fi
+  if ! cargo clippy --workspace --all-targets -q -- -D warnings; then status=1; fi
   if ! cargo clippy --lib --features bench -q -- -D warnings; then status=1; fi
   if ! npx --no-install tsc -p jsconfig.json; then status=1; fi
 
@@ -149,7 +149,7 @@ cmd_test() {
   # plus a few thousand mutants each); a panic or hang there fails it.
   say "layer 1/3: native cargo test"
   local broke=0
-  if ! cargo test 2>&1 | tee "$log/native.txt"; then status=1; broke=1; fi
+  if ! cargo test --workspace 2>&1 | tee "$log/native.txt"; then status=1; broke=1; fi
   local native; native=$(cargo_counts "$log/native.txt" $broke)
 
   say "layer 2/3: wasm tests in headless Chromium"

@@ -24,7 +24,9 @@ pub struct Table {
 }
 
 fn corrupt(e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(e.to_string())
+    // The parquet crate prefixes its messages with "Parquet error: ", which ours already says.
+    let text = e.to_string();
+    Error::Corrupt(text.strip_prefix("Parquet error: ").unwrap_or(&text).to_string())
 }
 
 fn supported(c: Compression) -> bool {
