@@ -1,7 +1,10 @@
 // The browser half of bench/cases/permanova.rs: the same data file (bench/out, written by the
 // native case), the same seed, through the wasm the page uses, a chunk of permutations at a
-// time as the worker runs it. Query: ?n=N&dim=D&p=P. The result lands in #out as JSON.
-import init, { PermanovaRun } from "../../www/pkg/evenhand.js";
+// time as the worker runs it. Query: ?n=N&dim=D&p=P&r=RUNS; ?pkg=DIR loads another build of
+// the module (e.g. one with function names kept, for bench/web/profile.mjs). The result lands
+// in #out as JSON.
+const pkg = new URLSearchParams(location.search).get("pkg") ?? "../../www/pkg";
+const { default: init, PermanovaRun } = await import(`${pkg}/evenhand.js`);
 
 const out = document.getElementById("out");
 try {

@@ -81,18 +81,27 @@ pub enum RowLength {
 /// [`unclosed_quote`]); `file` names the file in that error.
 pub fn reader<'t>(file: &str, text: &'t str, delimiter: u8, rows: RowLength) -> Result<csv::Reader<&'t [u8]>, Problem> {
     if let Some(line) = unclosed_quote(text, delimiter) {
-        return Err(Problem::new(
-            file,
-            "a quoted field opens here and is never closed, so every later row would be read into this one cell; \
-             close the quote (a quote inside a quoted field is written twice: \"\")",
-        )
-        .at_line(line));
+        return Err(unclosed_problem(file, line));
     }
-    Ok(csv::ReaderBuilder::new()
+    Ok(unchecked_reader(text, delimiter, rows))
+}
+
+/// [`reader`] without the quote check, for a caller that scanned the quotes already.
+fn unchecked_reader(text: &str, delimiter: u8, rows: RowLength) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(true)
         .flexible(rows == RowLength::Ragged)
-        .from_reader(text.as_bytes()))
+        .from_reader(text.as_bytes())
+}
+
+fn unclosed_problem(file: &str, line: u64) -> Problem {
+    Problem::new(
+        file,
+        "a quoted field opens here and is never closed, so every later row would be read into this one cell; \
+         close the quote (a quote inside a quoted field is written twice: \"\")",
+    )
+    .at_line(line)
 }
 
 /// The line where a quoted field opens without ever closing, if one does. The csv crate reads
@@ -227,7 +236,13 @@ pub fn read(file: &str, text: &str, mapping: Option<&ColumnMapping>) -> Result<L
 pub(super) fn read_into(mut loaded: Loaded, text: &str, mapping: Option<&ColumnMapping>) -> Result<Loaded, LoadError> {
     let file = &*loaded.file.clone();
     let delimiter = sniff_delimiter(text);
-    let mut rdr = reader(file, text, delimiter, RowLength::Ragged).map_err(LoadError::Syntax)?;
+    // One scan of the quoting serves both the unclosed-quote check and the long-cell warnings
+    // (a pass over the whole text, slow byte by byte in wasm).
+    let quotes = scan_quotes(text, delimiter);
+    if let Some(line) = quotes.unclosed {
+        return Err(LoadError::Syntax(unclosed_problem(file, line)));
+    }
+    let mut rdr = unchecked_reader(text, delimiter, RowLength::Ragged);
     let headers: Vec<String> = rdr
         .headers()
         .map_err(|e| LoadError::Syntax(csv_problem(file, &e)))?
@@ -276,7 +291,7 @@ pub(super) fn read_into(mut loaded: Loaded, text: &str, mapping: Option<&ColumnM
 
     loaded.warnings.extend(alias_warnings);
     // Long quoted cells are warned about in line order among the rows' own warnings.
-    let mut long_quotes = scan_quotes(text, delimiter).long.into_iter().peekable();
+    let mut long_quotes = quotes.long.into_iter().peekable();
     // One row buffer for the whole file, where the records() iterator copies each row out
     // into a new one; `n` counts bad rows too, as that iterator's enumerate() did.
     let mut row = csv::StringRecord::new();

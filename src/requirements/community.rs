@@ -26,7 +26,7 @@
 //! permutation p-value of the evaluation, and the family size is reported with them.
 
 use super::outcome::{Evaluation, Outcome};
-use crate::fasthash::{self, FastMap};
+use crate::fasthash::Runs;
 use crate::record::Record;
 use crate::rng::rng_for;
 use crate::stats::bootstrap::Percentile;
@@ -110,7 +110,7 @@ pub fn analyze(records: &[Record], evals: &[Evaluation], seed: u64) -> Communiti
 pub fn analyze_of(judged: &[Option<&Record>], evals: &[Evaluation], seed: u64) -> Communities {
     // group -> block -> community -> value (1/0 for pass/fail, the number for numeric).
     // Gathered in hash maps under borrowed keys; sorted once below.
-    let mut gathered: FastMap<GroupKey, FastMap<BlockKey, Block>> = fasthash::map();
+    let mut gathered: Runs<GroupKey, Runs<BlockKey, Block>> = Runs::default();
     for (e, r) in evals.iter().zip(judged).filter(|(e, _)| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
         let Some(r) = r else { continue };
         let Some(community) = first_community(r) else { continue };
@@ -121,16 +121,17 @@ pub fn analyze_of(judged: &[Option<&Record>], evals: &[Evaluation], seed: u64) -
         let key = (r.provider.as_str(), r.model.as_str(), r.concern.as_str(), r.language.as_str(), kind);
         let block = (r.template_id.as_str(), r.sample_index, r.extra.get("requirement").map_or("", String::as_str));
         // Several instances of one block may share a first community (two placeholders): average them.
-        let cell = gathered.entry(key).or_default().entry(block).or_default();
+        let cell = gathered.entry(key).entry(block);
         let slot = cell.entry(community.clone()).or_insert(f64::NAN);
         *slot = if slot.is_nan() { value } else { (*slot + value) / 2.0 };
     }
     // Groups in key order, and each group's blocks in the order of their text keys: the
     // permutation and bootstrap draws walk the blocks in this order, so it fixes the p-values.
-    let mut groups: Vec<(GroupKey, FastMap<BlockKey, Block>)> = gathered.into_iter().collect();
+    let mut groups: Vec<(GroupKey, Runs<BlockKey, Block>)> = gathered.into_entries();
     groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let groups = groups.into_iter().map(|((provider, model, concern, language, kind), blocks)| {
         let blocks: BTreeMap<String, Block> = blocks
+            .into_entries()
             .into_iter()
             .map(|((template, sample, requirement), b)| (format!("{template}\u{1f}{sample}\u{1f}{requirement}"), b))
             .collect();

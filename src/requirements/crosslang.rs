@@ -11,7 +11,7 @@
 //! language-pair tests of this evaluation).
 
 use super::outcome::{Evaluation, Outcome};
-use crate::fasthash::{self, FastMap};
+use crate::fasthash;
 use crate::record::Record;
 use crate::stats::correction::{benjamini_hochberg, holm};
 use crate::stats::mcnemar::{Convention, Method, Table, mcnemar};
@@ -59,17 +59,17 @@ pub fn compare(records: &[Record], evals: &[Evaluation]) -> CrossLanguage {
 pub fn compare_of(judged: &[Option<&Record>], evals: &[Evaluation]) -> CrossLanguage {
     // (provider, model, concern, template) -> language -> (passed, judged), tallied under keys
     // borrowed from the records and sorted once: the order of a sorted map of owned keys.
-    let mut tally: FastMap<[&str; 4], BTreeMap<&str, (u64, u64)>> = fasthash::map();
+    let mut tally: fasthash::Runs<[&str; 4], BTreeMap<&str, (u64, u64)>> = fasthash::Runs::default();
     for (e, r) in evals.iter().zip(judged).filter(|(e, _)| matches!(e.outcome, Outcome::Passed | Outcome::Failed)) {
         let Some(r) = r else { continue };
         let key = [r.provider.as_str(), r.model.as_str(), r.concern.as_str(), r.template_id.as_str()];
-        let cell = tally.entry(key).or_default().entry(r.language.as_str()).or_default();
+        let cell = tally.entry(key).entry(r.language.as_str()).or_default();
         cell.1 += 1;
         if e.outcome == Outcome::Passed {
             cell.0 += 1;
         }
     }
-    let mut tally: Vec<_> = tally.into_iter().collect();
+    let mut tally = tally.into_entries();
     tally.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let rates: Vec<TemplateRates> = tally
         .iter()

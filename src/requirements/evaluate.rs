@@ -11,7 +11,7 @@ use super::library::Library;
 use super::oracle::{CompatVerdict, OracleCache, OracleSpec, compat_verdict, compat_verdict_with};
 use super::reports::{self, EVALUATIONS_HEADER, GLOBAL_HEADER, RESPONSES_HEADER, Table};
 use super::scenario::Scenario;
-use crate::fasthash::{self, FastMap};
+use crate::fasthash;
 use crate::formats::Problem;
 use crate::record::{Record, Status};
 use serde::Serialize;
@@ -58,15 +58,11 @@ fn upstream_group(g: &Group) -> Group {
 pub fn compat_from_records(scenario: &Scenario, records: &[Record]) -> (Vec<TemplateEval>, Vec<Problem>) {
     let mut problems = vec![];
     // The groups in the order their first record comes, and where each key's group is.
-    let mut groups: Vec<Vec<&Record>> = vec![];
-    let mut index: FastMap<TemplateKey, usize> = fasthash::map();
+    let mut runs: fasthash::Runs<TemplateKey, Vec<&Record>> = fasthash::Runs::default();
     for r in records.iter().filter(|r| r.status != Status::Pending && r.status != Status::Skipped) {
-        let i = *index.entry(template_key(r)).or_insert_with(|| {
-            groups.push(vec![]);
-            groups.len() - 1
-        });
-        groups[i].push(r);
+        runs.entry(template_key(r)).push(r);
     }
+    let groups: Vec<Vec<&Record>> = runs.into_entries().into_iter().map(|(_, rs)| rs).collect();
     let mut out = vec![];
     let mut oracles = OracleCache::default();
     for rs in &groups {

@@ -76,7 +76,7 @@ pub fn evaluate_indexed(
     let mut out: Vec<Evaluation> = vec![];
     let mut oracles = OracleCache::default();
     // Number oracles are judged per template group once all its values are known.
-    let mut numeric: FastMap<TemplateKey, (f64, Vec<usize>)> = fasthash::map();
+    let mut numeric: fasthash::Runs<TemplateKey, (f64, Vec<usize>)> = fasthash::Runs::default();
     let delta_of =
         |concern: &str| scenario.requirements.iter().rev().find(|q| q.concern == concern).map_or(0.0, |q| q.delta);
     for (i, r) in records.iter().enumerate().filter(|(_, r)| !matches!(r.status, Status::Pending | Status::Skipped)) {
@@ -107,7 +107,11 @@ pub fn evaluate_indexed(
                 Some(-1.0) => (e.outcome, e.reason) = (Outcome::Refused, "-1: cannot provide".into()),
                 Some(v) => {
                     e.value = Some(v);
-                    numeric.entry(template_key(r)).or_insert_with(|| (delta_of(&r.concern), vec![])).1.push(out.len());
+                    let group = numeric.entry(template_key(r));
+                    if group.1.is_empty() {
+                        group.0 = delta_of(&r.concern);
+                    }
+                    group.1.push(out.len());
                 }
                 None => match refusal() {
                     Some(why) => (e.outcome, e.reason) = (Outcome::Refused, why),
@@ -137,7 +141,7 @@ pub fn evaluate_indexed(
         out.push(e);
         at.push(i);
     }
-    for (delta, members) in numeric.values() {
+    for (_, (delta, members)) in numeric.into_entries() {
         let raw: Vec<f64> = members.iter().filter_map(|&i| out[i].value).collect();
         let zero_one = raw.iter().all(|v| (0.0..=1.0).contains(v)) && raw.iter().any(|v| v.fract() != 0.0);
         let scale = if zero_one { 100.0 } else { 1.0 };
@@ -152,7 +156,7 @@ pub fn evaluate_indexed(
             raw.len(),
             if zero_one { " (0-1 answers scaled to 0-100)" } else { "" }
         );
-        for &i in members {
+        for &i in &members {
             out[i].value = out[i].value.map(|v| v * scale);
             out[i].outcome = if pass { Outcome::Passed } else { Outcome::Failed };
             out[i].reason.clone_from(&reason);
@@ -246,12 +250,12 @@ pub fn groups_of(
     // Tallied in a hash map under keys borrowed from the records, then sorted once and owned
     // once per group: the same groups in the same order as a sorted map of owned keys (a &str
     // sorts as its String), without six copies and a tree walk per evaluation.
-    let mut tally: FastMap<[&str; 6], [u64; OUTCOMES.len()]> = fasthash::map();
+    let mut tally: fasthash::Runs<[&str; 6], [u64; OUTCOMES.len()]> = fasthash::Runs::default();
     for (e, r) in evals.iter().zip(judged) {
         let Some(r) = r else { continue };
-        tally.entry(Group::key_of(r)).or_default()[e.outcome as usize] += 1;
+        tally.entry(Group::key_of(r))[e.outcome as usize] += 1;
     }
-    let mut tally: Vec<([&str; 6], [u64; OUTCOMES.len()])> = tally.into_iter().collect();
+    let mut tally: Vec<([&str; 6], [u64; OUTCOMES.len()])> = tally.into_entries();
     tally.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     tally
         .into_iter()

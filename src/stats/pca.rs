@@ -7,6 +7,13 @@
 //! result is deterministic. Sign convention: each axis is flipped so that its largest
 //! loading (first one on ties) is positive. Explained variance ratio of axis k:
 //! ‖X v_k‖² / Σ_i ‖x_i‖² (centred).
+//!
+//! Why not ndarray here (issue 17): each step is two matrix-vector products over rows that
+//! [`Vectors`] already holds contiguous, written with [`dot`]; ndarray's `dot` would run the
+//! same loop (no BLAS in this build) but sum in another order, moving the published points in
+//! their last bits for no speed. What would be faster is another method: XᵀX once by a matrix
+//! product and the iterations on the p × p matrix (for N much larger than p), which also
+//! changes the bits; the scatter takes milliseconds at the page's sizes, so it was not done.
 
 use super::multivariate::{MultivariateError, Result, Vectors, dot};
 use serde::Serialize;

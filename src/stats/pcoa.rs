@@ -10,6 +10,9 @@
 //! The step cap keeps an upload of 2,500 responses at about 2 s natively: convergence is slow
 //! only when the leading eigenvalues are close, where a scatter changes little with the
 //! exact direction; the steps used are reported (`iterations`).
+//! Not ndarray: there is no matrix to hold. B is never formed (an n × n square is 800 MB at
+//! the 10,000-point limit, twice the condensed triangle), and the one pass over the triangle
+//! is a symmetric matrix-vector product that no ndarray routine computes from half a matrix.
 //!
 //! For a Euclidean distance between vectors this is their PCA: the same points up to each
 //! axis's sign, and the same shares (tested against `pca`). Power iteration finds the

@@ -24,18 +24,19 @@ const REDUCE_W: usize = 16;
 /// The vector path: SS_B = Σ_g ‖S_g‖²/n_g on centred rows, where S_g is the sum of group g's
 /// rows. The largest group's sum is never accumulated: it is the total minus the others.
 ///
-/// For a block of B relabellings the sums are one matrix product, S = M X, with M the
-/// (B·slots × n) 0/1 indicator of each relabelling's summed groups and X the n × p centred
-/// embeddings (ndarray's `general_mat_mul`, matrixmultiply's packed kernels: AVX2/FMA
-/// natively, its portable kernel under simd128 in wasm). Why the bits are the same on every
-/// target and for every block size: each entry of S is Σ_i m_i x_i with m_i ∈ {0, 1}, so
-/// every product is exact and a fused multiply-add rounds exactly like an add;
+/// Natively, for a block of B relabellings the sums are one matrix product, S = M X, with M
+/// the (B·slots × n) 0/1 indicator of each relabelling's summed groups and X the n × p
+/// centred embeddings (ndarray's `general_mat_mul`, matrixmultiply's AVX2/FMA kernel). In
+/// wasm the member rows are added instead ([`Layout::Panels`]). Why the bits are the same on
+/// every target and for every block size: each entry of S is Σ_i m_i x_i with m_i ∈ {0, 1},
+/// so every product is exact and a fused multiply-add rounds exactly like an add;
 /// matrixmultiply sums each entry in index order within slices of 256 points (its k
-/// blocking, the same constant for every f64 kernel) and adds the slices in order; and
-/// an entry does not depend on the other rows of M.
+/// blocking, the same constant for every f64 kernel) and adds the slices in order, as the
+/// added-rows kernel does; and an entry does not depend on the other rows of M.
 pub(crate) struct GroupSums {
     n: usize,
-    x: Array2<f64>,
+    dim: usize,
+    x: Layout,
     /// Column sums of all rows, in index order.
     total: Vec<f64>,
     /// Accumulator slot of each group, or NONE for the group left out.
@@ -45,24 +46,59 @@ pub(crate) struct GroupSums {
     inv: Vec<f64>,
 }
 
+/// How the centred embeddings are held, which decides how a block's group sums are formed.
+pub(crate) enum Layout {
+    /// n × p, row-major: the operand of one matrix product per block (natively, where
+    /// matrixmultiply's AVX2/FMA kernel runs on every core).
+    Product(Array2<f64>),
+    /// Panels of [`REDUCE_W`] columns (panel t holds columns t·W.. of every row, zero-padded
+    /// past p), each member row added into its group's sum: what wasm runs. There the
+    /// product's portable kernel multiplies every row by its 0 or 1 with two-lane SIMD and no
+    /// fused multiply-add; adding only the rows that belong to a group does a quarter of that
+    /// arithmetic (two groups: half the rows, adds only), and a panel of 16 columns of all
+    /// rows (256 KB at 2,000 points) stays in cache for the whole block.
+    Panels(Vec<[f64; REDUCE_W]>),
+}
+
+/// Points per slice of the sum: matrixmultiply's k blocking (`D_KC`, the same for all its
+/// f64 kernels). The added-rows kernel sums in slices of the same length, so both give the
+/// same bits.
+const SLICE: usize = 256;
+
 const NONE: usize = usize::MAX;
 
 impl GroupSums {
-    /// Stores x − `mean` (centring is for accuracy: the sums of squares then do not cancel).
+    /// Stores x − `mean` (centring is for accuracy: the sums of squares then do not cancel),
+    /// laid out for this target's kernel.
     pub(crate) fn new(x: &Vectors, mean: &[f64], grouping: &Grouping) -> GroupSums {
+        GroupSums::with_layout(x, mean, grouping, cfg!(target_arch = "wasm32"))
+    }
+
+    /// [`GroupSums::new`] with the added-rows kernel (`panels`) or the matrix product.
+    pub(crate) fn with_layout(x: &Vectors, mean: &[f64], grouping: &Grouping, panels: bool) -> GroupSums {
         let (n, dim) = (x.len(), x.dim());
-        let mut centred = Array2::<f64>::zeros((n, dim));
-        for (mut out, row) in centred.axis_iter_mut(Axis(0)).zip(x.rows()) {
-            for ((o, v), m) in out.iter_mut().zip(row).zip(mean) {
-                *o = v - m;
-            }
-        }
         let mut total = vec![0.0; dim];
-        for row in centred.axis_iter(Axis(0)) {
-            for (t, v) in total.iter_mut().zip(row) {
-                *t += v;
+        let layout = if panels {
+            let tiles = dim.div_ceil(REDUCE_W);
+            let mut p = vec![[0.0; REDUCE_W]; tiles * n];
+            for (i, row) in x.rows().enumerate() {
+                for (k, ((v, m), t)) in row.iter().zip(mean).zip(total.iter_mut()).enumerate() {
+                    let c = v - m;
+                    p[(k / REDUCE_W) * n + i][k % REDUCE_W] = c;
+                    *t += c;
+                }
             }
-        }
+            Layout::Panels(p)
+        } else {
+            let mut centred = Array2::<f64>::zeros((n, dim));
+            for (mut out, row) in centred.axis_iter_mut(Axis(0)).zip(x.rows()) {
+                for (((o, v), m), t) in out.iter_mut().zip(row).zip(mean).zip(total.iter_mut()) {
+                    *o = v - m;
+                    *t += *o;
+                }
+            }
+            Layout::Product(centred)
+        };
         let skipped = (0..grouping.count()).max_by_key(|&g| (grouping.sizes[g], usize::MAX - g)).unwrap_or(0);
         let mut slot = vec![NONE; grouping.count()];
         let mut group_of_slot = vec![];
@@ -73,24 +109,39 @@ impl GroupSums {
             }
         }
         let inv = grouping.sizes.iter().map(|&m| 1.0 / m as f64).collect();
-        GroupSums { n, x: centred, total, slot, group_of_slot, skipped, inv }
+        GroupSums { n, dim, x: layout, total, slot, group_of_slot, skipped, inv }
+    }
+
+    /// Centred value of row `i`, column `k` (for tests).
+    #[cfg(test)]
+    fn at(&self, i: usize, k: usize) -> f64 {
+        match &self.x {
+            Layout::Product(x) => x[[i, k]],
+            Layout::Panels(p) => p[(k / REDUCE_W) * self.n + i][k % REDUCE_W],
+        }
     }
 
     /// Multiply-adds of one permutation's share of the product (for GFLOP/s figures).
     pub(crate) fn flops_per_permutation(&self) -> f64 {
-        2.0 * (self.group_of_slot.len() * self.n * self.x.ncols()) as f64
+        2.0 * (self.group_of_slot.len() * self.n * self.dim) as f64
     }
 
     /// Σ_i ‖x_i‖² of the centred rows: SS_T.
     pub(crate) fn total_ss(&self) -> f64 {
         let mut acc = [0.0f64; 4];
-        for (i, row) in self.x.axis_iter(Axis(0)).enumerate() {
-            let r = row.as_slice().unwrap_or(&[]);
+        for i in 0..self.n {
             let mut s = 0.0;
-            for chunk in r.chunks(REDUCE_W) {
+            for c0 in (0..self.dim).step_by(REDUCE_W) {
                 // Zero-padded to the full width, as the former tiles were (same bits).
-                let mut t = [0.0f64; REDUCE_W];
-                t[..chunk.len()].copy_from_slice(chunk);
+                let t = match &self.x {
+                    Layout::Panels(p) => p[(c0 / REDUCE_W) * self.n + i],
+                    Layout::Product(x) => {
+                        let mut t = [0.0f64; REDUCE_W];
+                        let w = REDUCE_W.min(self.dim - c0);
+                        t[..w].iter_mut().enumerate().for_each(|(k, v)| *v = x[[i, c0 + k]]);
+                        t
+                    }
+                };
                 s += super::multivariate::dot(&t, &t);
             }
             acc[i % 4] += s;
@@ -100,19 +151,25 @@ impl GroupSums {
 
     /// SS_B for `out.len()` relabellings (any number; blocks of at most [`BLOCK`] are best).
     pub(crate) fn between(&self, labels: &[u32], out: &mut [f64]) {
-        let (n, bs, slots, dim) = (self.n, out.len(), self.group_of_slot.len(), self.x.ncols());
-        let mut m = Array2::<f64>::zeros((bs * slots, n));
-        for b in 0..bs {
-            for (i, &l) in labels[b * n..(b + 1) * n].iter().enumerate() {
-                let s = self.slot[l as usize];
-                if s != NONE {
-                    m[[b * slots + s, i]] = 1.0;
+        let (n, bs, slots, dim) = (self.n, out.len(), self.group_of_slot.len(), self.dim);
+        let mut sums = vec![0.0; bs * slots * dim];
+        match &self.x {
+            Layout::Product(x) => {
+                let mut m = Array2::<f64>::zeros((bs * slots, n));
+                for b in 0..bs {
+                    for (i, &l) in labels[b * n..(b + 1) * n].iter().enumerate() {
+                        let s = self.slot[l as usize];
+                        if s != NONE {
+                            m[[b * slots + s, i]] = 1.0;
+                        }
+                    }
                 }
+                let mut view = ndarray::ArrayViewMut2::from_shape((bs * slots, dim), &mut sums)
+                    .expect("the buffer has bs·slots·dim entries");
+                general_mat_mul(1.0, &m, x, 0.0, &mut view);
             }
+            Layout::Panels(p) => self.add_rows(p, labels, bs, &mut sums),
         }
-        let mut sums = Array2::<f64>::zeros((bs * slots, dim));
-        general_mat_mul(1.0, &m, &self.x, 0.0, &mut sums);
-        let sums = sums.as_slice().unwrap_or(&[]);
         for (b, o) in out.iter_mut().enumerate() {
             let mut ss_b = 0.0;
             for c0 in (0..dim).step_by(REDUCE_W) {
@@ -131,6 +188,64 @@ impl GroupSums {
                 ss_b += ss;
             }
             *o = ss_b;
+        }
+    }
+
+    /// The group sums of a block by adding member rows, in the product's order: in index order
+    /// within each slice of [`SLICE`] points from zero, the slices' sums added in order (the
+    /// product adds 0·x for the other rows, which changes no bit).
+    fn add_rows(&self, panels: &[[f64; REDUCE_W]], labels: &[u32], bs: usize, sums: &mut [f64]) {
+        let (n, slots, dim) = (self.n, self.group_of_slot.len(), self.dim);
+        let rows = bs * slots;
+        // Members of each (permutation, slot) row, ascending, with where each slice starts.
+        let slices = n.div_ceil(SLICE);
+        let mut start = vec![0u32; rows * slices + 1];
+        for b in 0..bs {
+            for (i, &l) in labels[b * n..(b + 1) * n].iter().enumerate() {
+                let s = self.slot[l as usize];
+                if s != NONE {
+                    start[(b * slots + s) * slices + i / SLICE + 1] += 1;
+                }
+            }
+        }
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut fill = start.clone();
+        let mut members = vec![0u32; start[rows * slices] as usize];
+        for b in 0..bs {
+            for (i, &l) in labels[b * n..(b + 1) * n].iter().enumerate() {
+                let s = self.slot[l as usize];
+                if s != NONE {
+                    let at = &mut fill[(b * slots + s) * slices + i / SLICE];
+                    members[*at as usize] = i as u32;
+                    *at += 1;
+                }
+            }
+        }
+        for (t, panel) in panels.chunks_exact(n).enumerate() {
+            let w = REDUCE_W.min(dim - t * REDUCE_W);
+            for r in 0..rows {
+                let mut total = [0.0f64; REDUCE_W];
+                for k in 0..slices {
+                    let who = &members[start[r * slices + k] as usize..start[r * slices + k + 1] as usize];
+                    let mut acc = [0.0f64; REDUCE_W];
+                    for &i in who {
+                        let row = &panel[i as usize];
+                        for c in 0..REDUCE_W {
+                            acc[c] += row[c];
+                        }
+                    }
+                    if k == 0 {
+                        total = acc;
+                    } else {
+                        for c in 0..REDUCE_W {
+                            total[c] += acc[c];
+                        }
+                    }
+                }
+                sums[r * dim + t * REDUCE_W..][..w].copy_from_slice(&total[..w]);
+            }
         }
     }
 }
@@ -230,7 +345,7 @@ mod tests {
             for start in (0..x.len()).step_by(256) {
                 let mut part = vec![0.0; dim];
                 for i in (start..(start + 256).min(x.len())).filter(|&i| labels[i] as usize == g) {
-                    part.iter_mut().zip(sums.x.row(i)).for_each(|(p, v)| *p += v);
+                    part.iter_mut().enumerate().for_each(|(k, p)| *p += sums.at(i, k));
                 }
                 sum.iter_mut().zip(&part).for_each(|(a, p)| *a = if start == 0 { *p } else { *a + p });
             }
@@ -251,25 +366,31 @@ mod tests {
 
     #[test]
     fn the_product_adds_in_a_fixed_order_whatever_the_block() {
-        for (n, dim, groups) in [(37, 21, 2), (600, 19, 3)] {
+        for (n, dim, groups) in [(37, 21, 2), (600, 19, 3), (700, 40, 2)] {
             let data: Vec<f64> = (0..n * dim).map(|k| ((k * 7919) % 101) as f64 / 13.0 - 3.0).collect();
             let x = Vectors::from_flat(dim, data).unwrap();
             let labels: Vec<String> = (0..n).map(|i| format!("g{}", (i * 5) % groups)).collect();
             let grouping = Grouping::new(&labels, n).unwrap();
-            let sums = GroupSums::new(&x, &vec![0.25; dim], &grouping);
             let mut perms = vec![0u32; 5 * n];
             for (b, out) in perms.chunks_exact_mut(n).enumerate() {
                 super::super::permutation::relabel(9, b"t", b, &grouping.of, out);
             }
-            let mut block = [0.0; 5];
-            sums.between(&perms, &mut block);
-            for (b, &ss) in block.iter().enumerate() {
-                let mut alone = [0.0];
-                sums.between(&perms[b * n..(b + 1) * n], &mut alone);
-                assert_eq!(ss.to_bits(), alone[0].to_bits(), "{n}: block position {b}");
-                let hand = by_hand(&x, &perms[b * n..(b + 1) * n], &grouping, &sums);
-                assert_eq!(ss.to_bits(), hand.to_bits(), "{n}: {ss} vs {hand}");
-                assert!(ss > 0.0);
+            // The matrix product (native) and the added rows (wasm) give the same bits.
+            let product = GroupSums::with_layout(&x, &vec![0.25; dim], &grouping, false);
+            let panels = GroupSums::with_layout(&x, &vec![0.25; dim], &grouping, true);
+            assert_eq!(product.total_ss().to_bits(), panels.total_ss().to_bits());
+            assert_eq!(product.total, panels.total);
+            for sums in [&product, &panels] {
+                let mut block = [0.0; 5];
+                sums.between(&perms, &mut block);
+                for (b, &ss) in block.iter().enumerate() {
+                    let mut alone = [0.0];
+                    sums.between(&perms[b * n..(b + 1) * n], &mut alone);
+                    assert_eq!(ss.to_bits(), alone[0].to_bits(), "{n}: block position {b}");
+                    let hand = by_hand(&x, &perms[b * n..(b + 1) * n], &grouping, sums);
+                    assert_eq!(ss.to_bits(), hand.to_bits(), "{n}: {ss} vs {hand}");
+                    assert!(ss > 0.0);
+                }
             }
         }
     }

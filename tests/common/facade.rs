@@ -52,6 +52,10 @@ const GOLDEN: &str = include_str!("../golden/demo_analysis.json");
 const GOLDEN_CHART: &str = include_str!("../golden/demo_chart.svg");
 /// PERMANOVA on a fixed data set, computed natively (tests/golden_permanova.rs).
 const GOLDEN_PERMANOVA: &str = include_str!("../golden/permanova.json");
+/// PERMANOVA past one slice of the group sums, computed natively (tests/golden_permanova.rs).
+const GOLDEN_PERMANOVA_LARGE: &str = include_str!("../golden/permanova_large.json");
+#[path = "permanova_large.rs"]
+mod permanova_large;
 /// The study statistics on fixed inputs, computed natively (tests/golden_paired_stats.rs).
 const GOLDEN_PAIRED: &str = include_str!("../golden/paired_stats.json");
 
@@ -389,6 +393,13 @@ pub fn permanova_gives_the_native_bits() {
     }
     let pca = pca_2d(&Vectors::from_flat(6, values.clone()).unwrap()).expect("pca");
     assert_eq!(pca.points.len(), 45);
+    // 600 points: the browser adds member rows where natively a matrix product runs.
+    let large: serde_json::Value = serde_json::from_str(GOLDEN_PERMANOVA_LARGE).unwrap();
+    for (groups, distance) in permanova_large::CASES {
+        let (_, values, _) = permanova_large::fixture(groups);
+        let here = permanova_of(&permanova_large::query(groups, distance), values).expect("permanova");
+        assert_eq!(here, large[format!("{groups} groups, {distance}")], "{groups} groups, {distance}: differs");
+    }
 }
 
 pub fn permanova_refuses_bad_input_without_trapping() {
