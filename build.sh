@@ -56,34 +56,51 @@ write_version() {
   printf '{"version": "%s", "build": "%s"}\n' "$version" "$build" > www/version.json
 }
 
-# The Datasets view reads the catalogue from data/catalogue.json beside index.html; dist/ gets it
-# by copying www. A checkout without the catalogue builds a page whose Datasets view says so.
-copy_catalogue() {
+# www/data/: the Datasets view's catalogue (a copy of datasets/catalogue.json; a checkout without
+# it builds a page whose Datasets view says so) and the tools' built-in datasets, which the
+# page's wasm leaves out and its worker fetches on first use (src/builtin.rs lists them).
+copy_data() {
   rm -rf www/data
+  mkdir -p www/data
   if [ -f datasets/catalogue.json ]; then
-    mkdir -p www/data
     cp datasets/catalogue.json www/data/catalogue.json
   fi
+  local f
+  for f in $(sed -n '/^pub const FILES/,/^];/s/^ *"\(.*\)",$/\1/p' src/builtin.rs); do
+    mkdir -p "www/data/$(dirname "$f")"
+    cp "datasets/$f" "www/data/$f"
+  done
 }
 
-# Arguments go to cargo: `build_wasm --features bench` adds the exports only the benchmarks call.
-build_wasm() {
-  write_version
-  copy_catalogue
-  need_rust_tools
-  need_npm
-  say "building the wasm module (release)"
+# One wasm-bindgen output in www/pkg: $1 names it (www/pkg/$1.js, www/pkg/$1_bg.wasm); the rest
+# goes to cargo. A new module (a lazily loaded reader, say) is one more line in build_wasm.
+bindgen_module() {
+  local name=$1; shift
+  say "building the wasm module $name (release)"
   cargo build --lib --target wasm32-unknown-unknown --release "$@"
-  rm -rf www/pkg
-  # Its TypeScript declarations (www/pkg/evenhand.d.ts) are what the lint step checks the page against.
-  wasm-bindgen --target web --out-dir www/pkg target/wasm32-unknown-unknown/release/evenhand.wasm
+  # Its TypeScript declarations (www/pkg/$name.d.ts) are what the lint step checks the page against.
+  wasm-bindgen --target web --out-dir www/pkg --out-name "$name" target/wasm32-unknown-unknown/release/evenhand.wasm
   # binaryen from npm: Debian's binaryen 108 silently breaks wasm-bindgen 0.2.130 output.
   npx --no-install wasm-opt -Oz --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    --enable-reference-types www/pkg/evenhand_bg.wasm -o www/pkg/evenhand_bg.wasm
+    --enable-reference-types "www/pkg/${name}_bg.wasm" -o "www/pkg/${name}_bg.wasm"
   local raw gz
-  raw=$(stat -c %s www/pkg/evenhand_bg.wasm)
-  gz=$(gzip -9 -c www/pkg/evenhand_bg.wasm | wc -c)
-  say "wasm: $raw bytes raw, $gz bytes gzipped"
+  raw=$(stat -c %s "www/pkg/${name}_bg.wasm")
+  gz=$(gzip -9 -c "www/pkg/${name}_bg.wasm" | wc -c)
+  say "wasm $name: $raw bytes raw, $gz bytes gzipped"
+}
+
+# Two modules from the one crate (docs/architecture.md, "First load"), both without the
+# compiled-in datasets: `home`, without the tools' facade, is all the first visit loads;
+# `evenhand`, the full facade, is fetched when a tool is first used. Arguments go to the full module's cargo: `build_wasm --features bench` adds the
+# exports only the benchmarks call.
+build_wasm() {
+  write_version
+  copy_data
+  need_rust_tools
+  need_npm
+  rm -rf www/pkg
+  bindgen_module home --no-default-features
+  bindgen_module evenhand --no-default-features --features tools "$@"
 }
 
 cmd_serve() {
@@ -177,6 +194,10 @@ cmd_bench() {
   build_wasm --features bench
   # Peak memory on a million-row table per command (issue 15's goal: 250 MB each).
   bash bench/memory.sh || echo "bench/memory.sh: a command missed its memory goal (table above)" >&2
+  # The first visit: bytes and time to the first chart, five cold loads (issue 17's goal: 1.0 MB
+  # gzipped, under 1 s).
+  mkdir -p bench/out
+  node bench/web/first_load.mjs | tee bench/out/first_load.json
   exec bash bench/run.sh
 }
 
