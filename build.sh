@@ -56,51 +56,55 @@ write_version() {
   printf '{"version": "%s", "build": "%s"}\n' "$version" "$build" > www/version.json
 }
 
-# The Datasets view reads the catalogue from data/catalogue.json beside index.html; dist/ gets it
-# by copying www. A checkout without the catalogue builds a page whose Datasets view says so.
-copy_catalogue() {
+# www/data/: the Datasets view's catalogue (a copy of datasets/catalogue.json; a checkout without
+# it builds a page whose Datasets view says so) and the tools' built-in datasets, which the
+# page's wasm leaves out and its worker fetches on first use (src/builtin.rs lists them).
+copy_data() {
   rm -rf www/data
+  mkdir -p www/data
   if [ -f datasets/catalogue.json ]; then
-    mkdir -p www/data
     cp datasets/catalogue.json www/data/catalogue.json
   fi
+  local f
+  for f in $(sed -n '/^pub const FILES/,/^];/s/^ *"\(.*\)",$/\1/p' src/builtin.rs); do
+    mkdir -p "www/data/$(dirname "$f")"
+    cp "datasets/$f" "www/data/$f"
+  done
 }
 
-# Arguments go to cargo: `build_wasm --features bench` adds the exports only the benchmarks call.
-build_wasm() {
-  write_version
-  copy_catalogue
-  need_rust_tools
-  need_npm
-  say "building the wasm module (release)"
+# One wasm-bindgen output: $1 names it ($2/$1.js, $2/$1_bg.wasm), $3 is the wasm cargo writes; the
+# rest goes to cargo. A new module (a lazily loaded reader, say) is one more line in build_wasm.
+bindgen_module() {
+  local name=$1 out=$2 wasm=$3; shift 3
+  say "building the wasm module $name (release)"
   cargo build --lib --target wasm32-unknown-unknown --release "$@"
-  rm -rf www/pkg
-  # Its TypeScript declarations (www/pkg/evenhand.d.ts) are what the lint step checks the page against.
-  wasm-bindgen --target web --out-dir www/pkg target/wasm32-unknown-unknown/release/evenhand.wasm
+  # Its TypeScript declarations ($out/$name.d.ts) are what the lint step checks the page against.
+  wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$wasm"
   # binaryen from npm: Debian's binaryen 108 silently breaks wasm-bindgen 0.2.130 output.
   npx --no-install wasm-opt -Oz --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    --enable-reference-types www/pkg/evenhand_bg.wasm -o www/pkg/evenhand_bg.wasm
+    --enable-reference-types "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
   local raw gz
-  raw=$(stat -c %s www/pkg/evenhand_bg.wasm)
-  gz=$(gzip -9 -c www/pkg/evenhand_bg.wasm | wc -c)
-  say "wasm: $raw bytes raw, $gz bytes gzipped"
-  build_parquet_wasm
+  raw=$(stat -c %s "$out/${name}_bg.wasm")
+  gz=$(gzip -9 -c "$out/${name}_bg.wasm" | wc -c)
+  say "wasm $name: $raw bytes raw, $gz bytes gzipped"
 }
 
-# The second wasm module (crates/evenhand-parquet): Parquet in and out. The page fetches it
-# only when a Parquet file is picked or a Parquet export is asked for, so it costs the first
-# load nothing.
-build_parquet_wasm() {
-  say "building the Parquet wasm module (release)"
-  cargo build -p evenhand-parquet --lib --target wasm32-unknown-unknown --release
-  rm -rf www/pkg-parquet
-  wasm-bindgen --target web --out-dir www/pkg-parquet target/wasm32-unknown-unknown/release/evenhand_parquet.wasm
-  npx --no-install wasm-opt -Oz --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    --enable-reference-types www/pkg-parquet/evenhand_parquet_bg.wasm -o www/pkg-parquet/evenhand_parquet_bg.wasm
-  local raw gz
-  raw=$(stat -c %s www/pkg-parquet/evenhand_parquet_bg.wasm)
-  gz=$(gzip -9 -c www/pkg-parquet/evenhand_parquet_bg.wasm | wc -c)
-  say "Parquet wasm: $raw bytes raw, $gz bytes gzipped (loaded on demand)"
+# Three modules (docs/architecture.md, "First load"). Two from the one crate, both without the
+# compiled-in datasets: `home`, without the tools' facade, is all the first visit loads;
+# `evenhand`, the full facade, is fetched when a tool is first used. The third,
+# crates/evenhand-parquet, is fetched only when a Parquet file is picked or a Parquet export is
+# asked for. Arguments go to the full module's cargo: `build_wasm --features bench` adds the
+# exports only the benchmarks call.
+build_wasm() {
+  write_version
+  copy_data
+  need_rust_tools
+  need_npm
+  rm -rf www/pkg www/pkg-parquet
+  local crate=target/wasm32-unknown-unknown/release/evenhand.wasm
+  bindgen_module home www/pkg "$crate" --no-default-features
+  bindgen_module evenhand www/pkg "$crate" --no-default-features --features tools "$@"
+  bindgen_module evenhand_parquet www/pkg-parquet target/wasm32-unknown-unknown/release/evenhand_parquet.wasm -p evenhand-parquet
 }
 
 cmd_serve() {
@@ -194,6 +198,10 @@ cmd_bench() {
   build_wasm --features bench
   # Peak memory on a million-row table per command (issue 15's goal: 250 MB each).
   bash bench/memory.sh || echo "bench/memory.sh: a command missed its memory goal (table above)" >&2
+  # The first visit: bytes and time to the first chart, five cold loads (issue 17's goal: 1.0 MB
+  # gzipped, under 1 s).
+  mkdir -p bench/out
+  node bench/web/first_load.mjs | tee bench/out/first_load.json
   exec bash bench/run.sh
 }
 

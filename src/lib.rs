@@ -4,12 +4,13 @@
 //! Base layers, which know nothing of the methods: `formats` (reading tables), `record` (the
 //! record table every run produces), `rng` and `fasthash`, `stats`, `text` (answer folding,
 //! refusal lexicon), `providers` (wire formats), `run` (plans, journals, the run engine),
-//! `report` (the SVG writer), `simulate` (the simulated model) and `catalogue` (the public
-//! datasets the methods read, pinned by URL and sha256).
+//! `report` (the SVG writer), `simulate` (the simulated model), `catalogue` (the public
+//! datasets the methods read, pinned by URL and sha256) and `builtin` (our own datasets' text).
 //! Methods, one folder each: `bbq`, `crosslingual`, `divergence`, `requirements`, and `demo`.
 //! Above them, `study`: one question across the four methods and several models, one report.
 
 pub mod bbq;
+pub mod builtin;
 pub mod catalogue;
 pub mod crosslingual;
 pub mod demo;

@@ -32,11 +32,12 @@ fn page_files() -> Vec<String> {
 }
 
 #[test]
-fn the_shell_lists_every_page_file_and_the_wasm() {
+fn the_shell_lists_every_page_file_and_both_wasm_modules() {
     let (shell, files) = (shell(), page_files());
     let missing: Vec<&String> = files.iter().filter(|f| !shell.contains(f)).collect();
     assert!(missing.is_empty(), "www/sw.js SHELL lacks {missing:?}: the page would not open offline");
-    for built in ["./", "./pkg/evenhand.js", "./pkg/evenhand_bg.wasm"] {
+    // The first-load module and the full one the worker loads when a tool is first used.
+    for built in ["./", "./pkg/home.js", "./pkg/home_bg.wasm", "./pkg/evenhand.js", "./pkg/evenhand_bg.wasm"] {
         assert!(shell.iter().any(|f| f == built), "www/sw.js SHELL lacks {built}");
     }
 }

@@ -21,10 +21,19 @@ import { createRequirements } from "./views/requirements.js";
 import { buildLabel, loadBuildInfo } from "./build-info.js";
 import { registerOffline } from "./offline.js";
 
-// Started first, so the wasm downloads and the demo computes while the page sets up.
-const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+// Started by engine.js, so the wasm downloads and the demo computes while the page's modules load.
+/** @type {Worker} */
+const worker = /** @type {any} */ (globalThis).evenhandWorker ?? new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
 /** @type {import("./rpc.js").AnalysisCall} */
 const call = connect(worker);
+// The tools' own calls on load (their forms' choices, their built-in sets) need the full wasm
+// module, which the first load leaves out (worker.js): they wait until the demo's chart is drawn,
+// so the home screen does not share the network and the CPU with them.
+/** @type {(value?: unknown) => void} */
+let firstResults;
+const shown = new Promise((resolve) => { firstResults = resolve; });
+const afterFirstResults = /** @type {import("./rpc.js").AnalysisCall} */ (/** @type {any} */ (
+  (op, ...args) => shown.then(() => call(op, ...args))));
 // A tab chosen in the tools goes into the address (#tools/<tab>), so it can be bookmarked.
 const tabs = setupTabs(document.querySelector('[role="tablist"]'), (name) => {
   if (location.hash !== `#tools/${name}`) location.hash = `tools/${name}`;
@@ -103,14 +112,14 @@ async function boot() {
   createUpload(call, info.fields, refresh);
   createBatch(call, refresh);
   createShare(call);
-  createBenchmarks(call); // holds its own session in the worker; nothing to compute until asked
-  createDatasets(call).catch((err) => {
+  createBenchmarks(afterFirstResults); // holds its own session in the worker; nothing to compute until asked
+  createDatasets(afterFirstResults).catch((err) => {
     showIn($("datasets-error"), `The Datasets tab could not start: ${errorMessage(err)}`);
     $("panel-datasets").dataset.ready = "error";
   });
-  createDivergence(call); // likewise; loads its built-in probe set in the background
-  createCrosslingual(call); // likewise
-  createRequirements(call).catch((err) => {
+  createDivergence(afterFirstResults); // likewise; loads its built-in probe set in the background
+  createCrosslingual(afterFirstResults); // likewise
+  createRequirements(afterFirstResults).catch((err) => {
     showIn($("requirements-validation"), el("div", { class: "alert", role: "alert", text: `The Requirements tab could not start: ${errorMessage(err)}` }));
     $("panel-requirements").dataset.ready = "error";
   });
@@ -164,10 +173,12 @@ boot().then(
   (refresh) => {
     document.body.dataset.readyMs = String(Math.round(performance.now()));
     document.body.dataset.ready = "1";
+    firstResults();
     startRuns(refresh);
   },
   (err) => {
     notice("error", el("p", { text: `Evenhand could not start: ${errorMessage(err)}` }));
     document.body.dataset.ready = "error";
+    firstResults(); // the tools may still work without the demo
   },
 );

@@ -28,6 +28,7 @@ const SHELL = [
   "./bundles.js",
   "./dataset-store.js",
   "./dom.js",
+  "./engine.js",
   "./handover.js",
   "./keys.js",
   "./menu.js",
@@ -65,14 +66,39 @@ const SHELL = [
   "./views/study-setup.js",
   "./views/study.js",
   "./views/upload.js",
+  "./pkg/home.js",
+  "./pkg/home_bg.wasm",
   "./pkg/evenhand.js",
   "./pkg/evenhand_bg.wasm",
   // Not ./pkg-parquet/: the Parquet module (about 1 MB gzipped) is fetched the first time a
   // Parquet file is picked or asked for, and kept then by the fetch handler below, so a
   // visitor who never uses Parquet never downloads it.
 ];
-// Written by ./build.sh; a bare checkout may lack them, which must not stop the install.
-const OPTIONAL = ["./version.json", "./data/catalogue.json"];
+// Written by ./build.sh; a bare checkout may lack them, which must not stop the install. The
+// tools' built-in datasets (src/builtin.rs's FILES; tests/builtin_data.rs keeps the lists equal)
+// are cached here too, although the page fetches them only when a tool is first used, so that
+// a visit offline can use every tool.
+const OPTIONAL = [
+  "./version.json",
+  "./data/catalogue.json",
+  "./data/bbq/templates.csv",
+  "./data/bbq/vocabulary.csv",
+  "./data/bbq/proper_names.csv",
+  "./data/bbq/unknown.csv",
+  "./data/crosslingual/questions.json",
+  "./data/divergence/probes/pl-western.json",
+  "./data/divergence/probes/de-western.json",
+  "./data/divergence/references/pl_cities.tsv",
+  "./data/divergence/references/de_cities.tsv",
+  "./data/divergence/references/us_cities.tsv",
+  "./data/divergence/references/us_first_names.tsv",
+  "./data/requirements/de_de.json",
+  "./data/requirements/en_us.json",
+  "./data/requirements/es_es.json",
+  "./data/requirements/fr_fr.json",
+  "./data/requirements/hi_in.json",
+  "./data/requirements/zh_cn.json",
+];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(

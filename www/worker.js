@@ -1,27 +1,67 @@
 // The module worker that holds the wasm, the one open Workspace and the one bias-benchmark
 // session (BBQ, GG-BBQ, KoBBQ). All computation happens here so the page stays responsive;
 // the main thread talks to it through rpc.js.
-import init, { Workspace, BbqSession, DivergenceSession, CrosslingualSession, RequirementsSession, StudySession, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/evenhand.js";
+// Two wasm modules: the small first-load one (pkg/home.js: the demo's Workspace, enough for the
+// home screen and the Results chart) and the full one (pkg/evenhand.js: every tool's session),
+// fetched and compiled the first time a tool's operation arrives (`tools()`).
+import init, { Workspace, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/home.js";
+
+/** The full module, once loaded. @type {typeof import("./pkg/evenhand.js")} */
+let T;
+/** @type {Promise<void> | undefined} */
+let toolsLoading;
+function tools() {
+  toolsLoading ??= import("./pkg/evenhand.js").then(async (full) => {
+    await full.default();
+    T = full;
+  }).catch((error) => {
+    toolsLoading = undefined; // a later call tries again (a dropped connection, say)
+    throw new Error(`the tools' analysis engine (wasm) could not be loaded: ${error.message ?? error}`);
+  });
+  return toolsLoading;
+}
+
+// The tools' built-in datasets are not in the wasm either (src/builtin.rs): each tool's files
+// are fetched from data/ the first time one of its operations arrives, the study's all of them.
+/** Path under data/ → its hand-over, done or under way. @type {Map<string, Promise<void>>} */
+const handedOver = new Map();
+const DATA_OF = [["bbq", "bbq/"], ["divergence", "divergence/"], ["crosslingual", "crosslingual/"], ["requirements", "requirements/"], ["study", ""]];
+function builtinData(op) {
+  const dir = DATA_OF.find(([prefix]) => op.startsWith(prefix))?.[1];
+  if (dir === undefined) return undefined;
+  return Promise.all(T.builtin_files().filter((path) => path.startsWith(dir)).map((path) => {
+    if (!handedOver.has(path)) {
+      handedOver.set(path, fetch(new URL(`./data/${path}`, import.meta.url)).then(async (response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        T.install_builtin(path, await response.text());
+      }).catch((error) => {
+        handedOver.delete(path); // a later call tries again
+        throw new Error(`the built-in dataset data/${path} could not be loaded: ${error.message ?? error}`);
+      }));
+    }
+    return handedOver.get(path);
+  }));
+}
 
 // Every operation below calls the facade through these typed handles (www/pkg/evenhand.d.ts),
 // so a facade method renamed or removed without its operation fails `npx tsc -p jsconfig.json`.
 /** @type {Workspace} */
 let ws;
 // One session per method's tab, made on first use, so the demo on load does not wait for them.
-/** @type {BbqSession} */
+/** @type {import("./pkg/evenhand.js").BbqSession} */
 let bbqSession;
-const bbq = () => (bbqSession ??= new BbqSession());
-/** @type {DivergenceSession} */
+const bbq = () => (bbqSession ??= new T.BbqSession());
+/** @type {import("./pkg/evenhand.js").DivergenceSession} */
 let divergenceSession;
-const divergence = () => (divergenceSession ??= new DivergenceSession());
-/** @type {CrosslingualSession} */
+const divergence = () => (divergenceSession ??= new T.DivergenceSession());
+/** @type {import("./pkg/evenhand.js").CrosslingualSession} */
 let crosslingualSession;
-const crosslingual = () => (crosslingualSession ??= new CrosslingualSession());
-/** @type {RequirementsSession} */
+const crosslingual = () => (crosslingualSession ??= new T.CrosslingualSession());
+/** @type {import("./pkg/evenhand.js").RequirementsSession} */
 let requirementsSession;
-const requirements = () => (requirementsSession ??= new RequirementsSession());
+const requirements = () => (requirementsSession ??= new T.RequirementsSession());
 // The one open study (views/study*.js): opened from the form, a file or the example.
-/** @type {StudySession | null} */
+/** @type {import("./pkg/evenhand.js").StudySession | null} */
 let studySession = null;
 function study() {
   if (!studySession) throw new Error("No study is open: start a new study or open the example.");
@@ -86,7 +126,7 @@ const ops = {
   powerChart: (query, points) => power_chart(query, points),
 
   // The Benchmarks tab.
-  bbqVariants: () => BbqSession.prompt_variants(),
+  bbqVariants: () => T.BbqSession.prompt_variants(),
   bbqAddData: (name, data) => bbq().add_data(name, bytes(data)),
   bbqAddDataIn: (name, data, language) => bbq().add_data_in(name, bytes(data), language ?? undefined),
   bbqKeep: (selection) => bbq().keep(selection),
@@ -151,7 +191,7 @@ const ops = {
   divergenceCasesJsonl: (mode) => divergence().run_cases_jsonl(mode),
 
   // The Requirements tab.
-  requirementsDefaultScenario: () => RequirementsSession.default_scenario(),
+  requirementsDefaultScenario: () => T.RequirementsSession.default_scenario(),
   requirementsCatalogue: () => requirements().catalogue(),
   requirementsSetScenario: (text) => requirements().set_scenario(text),
   requirementsLoadLibrary: (language, name, data) => requirements().load_library(language, name, bytes(data)),
@@ -172,13 +212,13 @@ const ops = {
 
   // The study flow. A study that does not open is refused with its located problem.
   // A study file, or a study bundle (study, inputs and records) by its format.
-  studyOpen: (name, text) => opened(isBundle(text) ? StudySession.open_bundle(name, text) : new StudySession(name, text)),
-  studyExample: () => opened(StudySession.example()),
-  studyOpenShare: (fragment) => opened(StudySession.open_share(fragment)),
+  studyOpen: (name, text) => opened(isBundle(text) ? T.StudySession.open_bundle(name, text) : new T.StudySession(name, text)),
+  studyExample: () => opened(T.StudySession.example()),
+  studyOpenShare: (fragment) => opened(T.StudySession.open_share(fragment)),
   studyText: () => study().study_json(),
   /** The plan of a study not opened (step 1's call counts), leaving the open one alone. */
   studyPlanOf: (name, text) => {
-    const s = new StudySession(name, text);
+    const s = new T.StudySession(name, text);
     try {
       return s.plan();
     } finally {
@@ -202,6 +242,10 @@ const ops = {
     ws.batch_import(settings, casesName, bytes(casesData), resultsName, bytes(resultsData)),
 };
 
+// The operations the first-load module answers; every other one waits for the full module.
+const HOME = new Set(["info", "view", "rows", "run", "load", "settings", "setSettings", "export", "bundle", "openBundle",
+  "bundleRecordsUrl", "shareFragment", "openShare", "experiment", "powerCurve", "powerChart", "batchExport", "batchImport"]);
+
 // Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS
 // exception, a panic) is turned into the same shape so it survives postMessage.
 function plain(error) {
@@ -213,6 +257,10 @@ self.addEventListener("message", async ({ data: { id, op, args } }) => {
   try {
     await ready;
     if (!Object.hasOwn(ops, op)) throw new Error(`unknown operation ${op}`);
+    if (!HOME.has(op)) {
+      await tools();
+      await builtinData(op);
+    }
     self.postMessage({ id, ok: true, value: ops[op](...(args ?? [])) });
   } catch (error) {
     self.postMessage({ id, ok: false, error: plain(error) });

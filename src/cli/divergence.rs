@@ -119,7 +119,7 @@ fn parse_reference<'a>(spec: &'a str, aspects: &[String]) -> Result<RefSpec<'a>,
 
 pub fn run(a: &Args) -> Outcome {
     let mut s = Session::default();
-    if builtin::PROBE_SETS.iter().any(|(k, _)| *k == a.probes) {
+    if builtin::PROBE_SETS.contains(&a.probes.as_str()) {
         s.use_builtin(&a.probes)?;
     } else {
         let path = Path::new(&a.probes);

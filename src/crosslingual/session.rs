@@ -21,7 +21,10 @@ use serde::{Deserialize, Serialize};
 
 /// The built-in question set: our own 170 questions in six languages (datasets/crosslingual).
 pub const BUILTIN_NAME: &str = "datasets/crosslingual/questions.json";
-pub const BUILTIN_QUESTIONS: &str = include_str!("../../datasets/crosslingual/questions.json");
+/// Its text (through [`crate::builtin`]).
+pub fn builtin_questions() -> Result<&'static str, crate::builtin::NotLoaded> {
+    crate::builtin::text("crosslingual/questions.json")
+}
 
 /// Upper bound on simulated calls per run, so a typo cannot hang the page.
 pub const MAX_CALLS: usize = 500_000;
@@ -104,6 +107,8 @@ pub enum SessionError {
     Embeddings(Problem),
     #[error("{0}")]
     Distances(Problem),
+    #[error("{0}")]
+    Builtin(#[from] crate::builtin::NotLoaded),
     #[error("load or choose a question set first")]
     NoQuestions,
     #[error("plan a run first")]
@@ -177,7 +182,7 @@ fn summary(file: &str, s: &QuestionSet) -> SetSummary {
 
 impl Session {
     pub fn use_builtin(&mut self) -> Result<SetSummary, SessionError> {
-        self.load_questions(BUILTIN_NAME, BUILTIN_QUESTIONS.as_bytes())
+        self.load_questions(BUILTIN_NAME, builtin_questions()?.as_bytes())
     }
 
     pub fn load_questions(&mut self, name: &str, bytes: &[u8]) -> Result<SetSummary, SessionError> {

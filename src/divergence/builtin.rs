@@ -1,36 +1,37 @@
-//! The probe sets and reference tables shipped in datasets/divergence, compiled in so the
-//! page and the CLI work without files. Sources and licenses: datasets/divergence/README.md.
+//! The probe sets and reference tables shipped in datasets/divergence, read through
+//! [`crate::builtin`]. Sources and licenses: datasets/divergence/README.md.
 
 use super::DivergenceError;
 use super::analysis::Assigned;
 use super::probes::ProbeSet;
 use super::reference::{Reference, Shape};
 
-pub const PROBE_SETS: [(&str, &str); 2] = [
-    ("pl-western", include_str!("../../datasets/divergence/probes/pl-western.json")),
-    ("de-western", include_str!("../../datasets/divergence/probes/de-western.json")),
-];
+pub const PROBE_SETS: [&str; 2] = ["pl-western", "de-western"];
 
-pub const REFERENCES: [(&str, &str); 4] = [
-    ("pl_cities.tsv", include_str!("../../datasets/divergence/references/pl_cities.tsv")),
-    ("de_cities.tsv", include_str!("../../datasets/divergence/references/de_cities.tsv")),
-    ("us_cities.tsv", include_str!("../../datasets/divergence/references/us_cities.tsv")),
-    ("us_first_names.tsv", include_str!("../../datasets/divergence/references/us_first_names.tsv")),
-];
+pub const REFERENCES: [&str; 4] = ["pl_cities.tsv", "de_cities.tsv", "us_cities.tsv", "us_first_names.tsv"];
+
+/// The text of the built-in probe set `id`.
+pub fn probe_set_text(id: &str) -> Result<&'static str, DivergenceError> {
+    if !PROBE_SETS.contains(&id) {
+        return Err(DivergenceError::Setting(format!(
+            "no built-in probe set {id:?}; expected one of {}",
+            PROBE_SETS.join(", ")
+        )));
+    }
+    crate::builtin::text(&format!("divergence/probes/{id}.json")).map_err(|e| DivergenceError::Setting(e.to_string()))
+}
 
 pub fn probe_set(id: &str) -> Result<ProbeSet, DivergenceError> {
-    let (_, text) = PROBE_SETS.iter().find(|(k, _)| *k == id).ok_or_else(|| {
-        let known: Vec<&str> = PROBE_SETS.iter().map(|p| p.0).collect();
-        DivergenceError::Setting(format!("no built-in probe set {id:?}; expected one of {}", known.join(", ")))
-    })?;
+    let text = probe_set_text(id)?;
     Ok(ProbeSet::parse(&format!("datasets/divergence/probes/{id}.json"), text)?.0)
 }
 
 pub fn reference(file: &str) -> Result<Reference, DivergenceError> {
-    let (_, text) = REFERENCES
-        .iter()
-        .find(|(k, _)| *k == file)
-        .ok_or_else(|| DivergenceError::Setting(format!("no built-in reference table {file:?}")))?;
+    if !REFERENCES.contains(&file) {
+        return Err(DivergenceError::Setting(format!("no built-in reference table {file:?}")));
+    }
+    let text = crate::builtin::text(&format!("divergence/references/{file}"))
+        .map_err(|e| DivergenceError::Setting(e.to_string()))?;
     Reference::load(&format!("datasets/divergence/references/{file}"), text.as_bytes(), Some(Shape::Table), None)
 }
 
@@ -53,7 +54,7 @@ mod tests {
 
     #[test]
     fn shipped_sets_parse_and_their_references_load() {
-        for (id, _) in PROBE_SETS {
+        for id in PROBE_SETS {
             let set = probe_set(id).unwrap();
             assert!(set.aspects.iter().any(|a| a.id == "first_names") && set.aspects.iter().any(|a| a.id == "cities"));
             let refs = references_for(&set).unwrap();

@@ -107,7 +107,7 @@ impl Session {
         for a in &set.aspects {
             for (culture, src) in &a.references {
                 if let Some(file) = &src.file
-                    && builtin::REFERENCES.iter().any(|(k, _)| k == file)
+                    && builtin::REFERENCES.contains(&file.as_str())
                 {
                     refs.push(Assigned {
                         aspect: a.id.clone(),

@@ -166,7 +166,8 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
         let field = "methods.crosslingual.questions";
         let (name, bytes, prov) = match &x.questions.builtin {
             Some(n) => {
-                let bytes = crate::crosslingual::session::BUILTIN_QUESTIONS.as_bytes();
+                let bytes =
+                    crate::crosslingual::session::builtin_questions().map_err(|e| input_error(field, e))?.as_bytes();
                 (
                     crate::crosslingual::session::BUILTIN_NAME,
                     bytes,
@@ -191,7 +192,7 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
             Some(id) => {
                 let set = crate::divergence::builtin::probe_set(id).map_err(|e| input_error(field, e))?;
                 let refs = crate::divergence::builtin::references_for(&set).map_err(|e| input_error(field, e))?;
-                let text = crate::divergence::builtin::PROBE_SETS.iter().find(|(k, _)| k == id).map_or("", |(_, t)| t);
+                let text = crate::divergence::builtin::probe_set_text(id).map_err(|e| input_error(field, e))?;
                 (set, refs, builtin(&format!("probe set {id}"), text.as_bytes(), String::new()))
             }
             None => {

@@ -12,29 +12,44 @@
 //! - [`run`]: the Run view's [`RunSession`] and provider facts;
 //! - [`study`]: the study flow's [`StudySession`] (home screen, guided flow, report);
 //! - `bench` (feature `bench` only): exports the page never calls, for the Chromium benchmarks.
+//!
+//! All but [`demo`] need the `tools` feature (on by default): the page's first-load module is
+//! built without it (build.sh), the full module with it.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "tools")]
 mod bbq;
 #[cfg(feature = "bench")]
 mod bench;
+#[cfg(feature = "tools")]
 mod crosslingual;
 mod demo;
+#[cfg(feature = "tools")]
 mod divergence;
+#[cfg(feature = "tools")]
 mod requirements;
+#[cfg(feature = "tools")]
 mod run;
+#[cfg(feature = "tools")]
 mod study;
 
+#[cfg(feature = "tools")]
 pub use bbq::BbqSession;
 #[cfg(feature = "bench")]
 pub use bench::{PermanovaRun, permanova, requirements_evaluate};
+#[cfg(feature = "tools")]
 pub use crosslingual::CrosslingualSession;
 pub use demo::{Workspace, batch_export, default_experiment, group_fields, power_chart, power_curve, record_fields};
+#[cfg(feature = "tools")]
 pub use divergence::DivergenceSession;
+#[cfg(feature = "tools")]
 pub use requirements::RequirementsSession;
+#[cfg(feature = "tools")]
 pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};
+#[cfg(feature = "tools")]
 pub use study::StudySession;
 
 #[wasm_bindgen(start)]
@@ -45,6 +60,20 @@ pub fn start() {
 #[wasm_bindgen]
 pub fn version() -> String {
     crate::VERSION.to_string()
+}
+
+/// The built-in datasets the tools read, by path under the page's data/ (src/builtin.rs).
+#[cfg(feature = "tools")]
+#[wasm_bindgen]
+pub fn builtin_files() -> Vec<String> {
+    crate::builtin::FILES.iter().map(|f| f.to_string()).collect()
+}
+
+/// Hands over a built-in dataset the worker fetched from data/`path`.
+#[cfg(feature = "tools")]
+#[wasm_bindgen]
+pub fn install_builtin(path: &str, text: String) -> Result<(), JsValue> {
+    crate::builtin::install(path, text).map_err(failed)
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {

@@ -56,7 +56,8 @@ test("1. the first visit caches the app shell; offline, a reload still shows the
     const caches = await cacheContents(page);
     expect(Object.keys(caches)).toEqual([`evenhand-${build}`]);
     for (const file of ["/", "/index.html", "/app.js", "/worker.js", "/views/results.js", "/styles.css",
-      "/pkg/evenhand.js", "/pkg/evenhand_bg.wasm", "/version.json", "/manifest.webmanifest"]) {
+      "/pkg/home.js", "/pkg/home_bg.wasm", "/pkg/evenhand.js", "/pkg/evenhand_bg.wasm", "/version.json",
+      "/manifest.webmanifest", "/data/requirements/en_us.json", "/data/divergence/references/us_first_names.tsv"]) {
       expect(caches[`evenhand-${build}`]).toContain(file);
     }
   } finally {
@@ -79,6 +80,9 @@ test("1. the first visit caches the app shell; offline, a reload still shows the
   await expect(page.locator("#chart")).toBeVisible();
   await expect(page.locator("#badge-simulated")).toBeVisible();
   await expect(page.locator("#version")).toHaveText(`Evenhand ${cargoVersion()} (${build})`);
+  // The tools' module and their built-in datasets, which the page fetches only on first use,
+  // come from the cache too: the Requirements tab reads its built-in library.
+  await expect(page.locator("#panel-requirements")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
   expect(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch/.test(e))).toEqual([]);
 });
 

@@ -1,4 +1,4 @@
-//! Our own dataset (datasets/bbq), compiled in so the browser build needs no extra fetch.
+//! Our own dataset (datasets/bbq), read through [`crate::builtin`].
 
 use serde::Serialize;
 
@@ -10,13 +10,10 @@ use super::{
 use crate::bbq::example::Example;
 use crate::formats::Problem;
 
-const BUILTIN_TEMPLATES: (&str, &str) =
-    ("datasets/bbq/templates.csv", include_str!("../../../datasets/bbq/templates.csv"));
-const BUILTIN_VOCABULARY: (&str, &str) =
-    ("datasets/bbq/vocabulary.csv", include_str!("../../../datasets/bbq/vocabulary.csv"));
-const BUILTIN_NAMES: (&str, &str) =
-    ("datasets/bbq/proper_names.csv", include_str!("../../../datasets/bbq/proper_names.csv"));
-const BUILTIN_UNKNOWN: (&str, &str) = ("datasets/bbq/unknown.csv", include_str!("../../../datasets/bbq/unknown.csv"));
+/// A built-in file's name in messages and its text.
+fn file(name: &str) -> Result<(String, &'static str), GenerateError> {
+    Ok((format!("datasets/bbq/{name}"), crate::builtin::text(&format!("bbq/{name}"))?))
+}
 
 /// The languages of the built-in set, in the order they are generated.
 pub const BUILTIN_LANGUAGES: &[&str] = &["en", "de", "es", "fr"];
@@ -53,19 +50,21 @@ impl TemplateSet {
 /// Evenhand's own BBQ-style set (datasets/bbq), one [`TemplateSet`] per language.
 pub fn builtin() -> Result<Vec<TemplateSet>, GenerateError> {
     let first_problem = |problems: &[Problem]| problems.first().cloned().map(GenerateError::Bundled);
-    let (rows, problems) = read_templates(BUILTIN_TEMPLATES.0, BUILTIN_TEMPLATES.1, "")?;
+    let (templates, vocabulary, names, unknown) =
+        (file("templates.csv")?, file("vocabulary.csv")?, file("proper_names.csv")?, file("unknown.csv")?);
+    let (rows, problems) = read_templates(&templates.0, templates.1, "")?;
     if let Some(e) = first_problem(&problems) {
         return Err(e);
     }
-    let vocabulary = read_vocabulary(BUILTIN_VOCABULARY.0, BUILTIN_VOCABULARY.1)?;
+    let vocabulary = read_vocabulary(&vocabulary.0, vocabulary.1)?;
     if let Some(e) = first_problem(&vocabulary.problems) {
         return Err(e);
     }
-    let names = read_proper_names(BUILTIN_NAMES.0, BUILTIN_NAMES.1)?;
+    let names = read_proper_names(&names.0, names.1)?;
     if let Some(e) = first_problem(&names.problems) {
         return Err(e);
     }
-    let unknown = read_unknown_strings(BUILTIN_UNKNOWN.0, BUILTIN_UNKNOWN.1)?;
+    let unknown = read_unknown_strings(&unknown.0, unknown.1)?;
     Ok(BUILTIN_LANGUAGES
         .iter()
         .map(|&language| TemplateSet {

@@ -80,6 +80,8 @@ pub enum GenerateError {
     /// A file bundled with Evenhand is broken; the unit tests keep this from shipping.
     #[error("bundled dataset: {0}")]
     Bundled(Problem),
+    #[error("{0}")]
+    Builtin(#[from] crate::builtin::NotLoaded),
 }
 
 /// Settings for [`generate`].

@@ -22,15 +22,15 @@ pub use reports::ReportsView;
 pub use results::{EvalQuery, ResultsView};
 use std::collections::BTreeMap;
 
-/// Our built-in library, one JSON file per language (datasets/requirements).
-pub const BUILTIN: [(&str, &str); 6] = [
-    ("de_de", include_str!("../../../datasets/requirements/de_de.json")),
-    ("en_us", include_str!("../../../datasets/requirements/en_us.json")),
-    ("es_es", include_str!("../../../datasets/requirements/es_es.json")),
-    ("fr_fr", include_str!("../../../datasets/requirements/fr_fr.json")),
-    ("hi_in", include_str!("../../../datasets/requirements/hi_in.json")),
-    ("zh_cn", include_str!("../../../datasets/requirements/zh_cn.json")),
-];
+/// Our built-in library's languages, one JSON file each (datasets/requirements/<language>.json,
+/// read through [`crate::builtin`]).
+pub const BUILTIN: [&str; 6] = ["de_de", "en_us", "es_es", "fr_fr", "hi_in", "zh_cn"];
+
+/// The built-in library's file for `lang` and its text.
+fn builtin_file(lang: &str) -> Result<(String, &'static str), SessionError> {
+    let text = crate::builtin::text(&format!("requirements/{lang}.json"))?;
+    Ok((format!("datasets/requirements/{lang}.json"), text))
+}
 
 /// The page's starting scenario: two languages, one concern, our library's community ids.
 pub const DEFAULT_SCENARIO: &str = r#"{
@@ -69,6 +69,8 @@ pub enum SessionError {
     Expand(String),
     #[error("{0}")]
     Records(String),
+    #[error("{0}")]
+    Builtin(#[from] crate::builtin::NotLoaded),
     #[error("no records yet: plan and run, or load a record file")]
     NoRecords,
     #[error("{0}")]
@@ -169,8 +171,8 @@ impl Session {
     fn builtin(&mut self) -> Result<&BTreeMap<String, (String, OurLibrary)>, SessionError> {
         if self.builtin.is_none() {
             let mut out = BTreeMap::new();
-            for (lang, text) in BUILTIN {
-                let file = format!("datasets/requirements/{lang}.json");
+            for lang in BUILTIN {
+                let (file, text) = builtin_file(lang)?;
                 let loaded = ourlib::read::read(&file, text)
                     .map_err(|e| SessionError::Library { file: file.clone(), message: e.to_string() })?;
                 out.insert(lang.to_string(), (file, loaded.library));
@@ -219,9 +221,12 @@ impl Session {
     }
 
     /// The manifest's `inputs`: scenario, libraries and records, each with a hash.
-    fn provenance(&self) -> serde_json::Value {
+    fn provenance(&self) -> Result<serde_json::Value, SessionError> {
         let libraries = if self.library_files.is_empty() {
-            let all: Vec<u8> = BUILTIN.iter().flat_map(|(_, text)| text.bytes()).collect();
+            let mut all: Vec<u8> = vec![];
+            for lang in BUILTIN {
+                all.extend(builtin_file(lang)?.1.bytes());
+            }
             serde_json::json!({"built-in": "datasets/requirements", "fnv1a64": fnv(&all), "version": crate::VERSION})
         } else {
             serde_json::json!(
@@ -231,11 +236,11 @@ impl Session {
                     .collect::<BTreeMap<_, _>>()
             )
         };
-        serde_json::json!({
+        Ok(serde_json::json!({
             "scenario": {"fnv1a64": self.scenario_hash},
             "libraries": libraries,
             "records": {"source": self.records_name, "records": self.records.len(), "origin": self.origin},
-        })
+        }))
     }
 
     /// LangBiTe views of whichever libraries are in use, by language.
