@@ -177,6 +177,9 @@ cmd_bench() {
   build_wasm --features bench
   # Peak memory on a million-row table per command (issue 15's goal: 250 MB each).
   bash bench/memory.sh || echo "bench/memory.sh: a command missed its memory goal (table above)" >&2
+  # The full BBQ's size through the page: time per step and memory, median of 3 runs.
+  mkdir -p bench/out
+  node bench/web/bbq_page.mjs 8097 3 | tee bench/out/bbq_page.json || echo "bench/web/bbq_page.mjs failed" >&2
   exec bash bench/run.sh
 }
 
