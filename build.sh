@@ -202,6 +202,8 @@ cmd_bench() {
   # gzipped, under 1 s).
   mkdir -p bench/out
   node bench/web/first_load.mjs | tee bench/out/first_load.json
+  # The full BBQ's size through the page: time per step and memory, median of 3 runs.
+  node bench/web/bbq_page.mjs 8097 3 | tee bench/out/bbq_page.json || echo "bench/web/bbq_page.mjs failed" >&2
   exec bash bench/run.sh
 }
 

@@ -6,7 +6,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use evenhand::{bbq, crosslingual, demo, divergence, formats, providers, requirements, run};
+use evenhand::{bbq, catalogue, crosslingual, demo, divergence, formats, providers, requirements, run, study};
 
 pub type Outcome = Result<String, String>;
 
@@ -253,6 +253,47 @@ pub const TARGETS: &[Target] = &[
     },
     Target { name: "batch_results_openai", run: |b| batch_results(providers::WireFormat::OpenAiChat, b) },
     Target { name: "batch_results_anthropic", run: |b| batch_results(providers::WireFormat::AnthropicMessages, b) },
+    Target {
+        name: "study",
+        run: |b| {
+            let t = text("study.json", b)?;
+            // Opening reads and checks the built-in inputs a study names (planning them is
+            // the built-in sets' work, not the reader's, and too slow for a fuzz loop).
+            let s = study::session::Session::open("study.json", &t).map_err(err)?;
+            Ok(format!("{} missing, {} targets", s.missing().len(), s.study.targets.len()))
+        },
+    },
+    Target {
+        name: "catalogue",
+        run: |b| {
+            let t = text("catalogue.json", b)?;
+            let c = catalogue::parse("catalogue.json", &t).map_err(err)?;
+            // Every `catalogue:NAME/FILE` a user could write for it resolves or is refused.
+            for d in &c.datasets {
+                for f in &d.files {
+                    let r = catalogue::reference::Reference { dataset: d.name.clone(), file: Some(f.name.clone()) };
+                    c.lookup(&r).map_err(err)?;
+                }
+            }
+            Ok(format!("{} datasets", c.datasets.len()))
+        },
+    },
+    Target {
+        name: "nonfinite",
+        run: |b| {
+            let t = text("questions.json", b)?;
+            let (fixed, count) = formats::nonfinite::to_null(&t);
+            // Valid JSON has no bare NaN or Infinity: the rewrite must leave it untouched.
+            if serde_json::from_str::<serde_json::Value>(&t).is_ok() {
+                assert_eq!((fixed.as_ref(), count), (t.as_str(), 0), "the rewrite changed valid JSON");
+            }
+            // Only the tokens change, each to `null`: at most one byte longer (NaN) per token.
+            assert!(fixed.len() <= t.len() + count, "the rewrite grew the text by more than its tokens");
+            assert!(count > 0 || fixed == t, "nothing replaced, yet the text changed");
+            serde_json::from_str::<serde_json::Value>(&fixed).map_err(err)?;
+            Ok(format!("{count} replaced"))
+        },
+    },
 ];
 
 pub fn find(name: &str) -> Option<&'static Target> {

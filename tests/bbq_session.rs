@@ -238,3 +238,24 @@ fn predictions_judged_as_they_are_read_match_the_whole_file_way() {
         );
     }
 }
+
+#[test]
+fn provider_cases_written_one_by_one_are_the_cases_written_at_once() {
+    let mut s = Session::default();
+    s.use_builtin(3, &["en", "de"]);
+    let all = s.provider_cases(None).unwrap();
+    let (jsonl, cases, skipped) = s.provider_cases_jsonl(None).unwrap();
+    assert_eq!((cases, skipped), (all.cases.len(), all.skipped));
+    assert!(cases > 10);
+    assert_eq!(jsonl, evenhand::formats::write(&all.cases, evenhand::formats::FileFormat::Jsonl));
+    // A variant fixed for all, and the error for an unknown one, are the same too.
+    let fixed = evenhand::bbq::prompt::variants_for("en")[0].id.clone();
+    let (one, n, _) = s.provider_cases_jsonl(Some(&fixed)).unwrap();
+    let at_once = s.provider_cases(Some(&fixed)).unwrap();
+    assert_eq!(
+        (one, n),
+        (evenhand::formats::write(&at_once.cases, evenhand::formats::FileFormat::Jsonl), at_once.cases.len())
+    );
+    assert!(s.provider_cases_jsonl(Some("no-such-variant")).is_err());
+    assert!(Session::default().provider_cases_jsonl(None).is_err());
+}

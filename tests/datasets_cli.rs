@@ -530,3 +530,91 @@ fn a_part_longer_than_the_served_file_is_dropped() {
     assert!(!part.exists());
     assert_eq!(mirror.log()[0].1.as_deref(), Some("bytes=100-"));
 }
+
+#[test]
+fn unpinned_files_are_fetched_only_when_allowed_and_trusted_on_first_use() {
+    let mirror = Mirror::start();
+    let home = temp("unpinned");
+    let (c, cat) = fixture_catalogue(&mirror, &home);
+    let u = c.dataset("bbq").unwrap().unpinned_files.iter().find(|u| u.name == "SES").unwrap().clone();
+    let first = bbq_rows(false).replace("Age", "SES");
+    mirror.put(&u.url, first.clone().into_bytes());
+    let cache = home.join("c");
+    let fetch = |extra: &[&str]| {
+        let mut args = vec!["datasets", "fetch", "bbq/SES", "--cache-dir", cache.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        run(&args, &mirror, &home, Some(&cat))
+    };
+
+    // Not without the opt-in, and the method commands say how to opt in.
+    let (code, _, err) = fetch(&[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not pinned") && err.contains("--allow-unpinned"), "{err}");
+    assert!(mirror.log().is_empty(), "nothing is downloaded without the opt-in");
+    let (code, _, err) = run(&["bbq", "--data", "catalogue:bbq/SES"], &mirror, &home, Some(&cat));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--allow-unpinned"), "{err}");
+
+    // First use: fetched, labelled unverified, its sha256 and size recorded beside it.
+    let (code, out, err) = fetch(&["--allow-unpinned"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("UNVERIFIED fetched"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["files"][0];
+    assert_eq!(
+        (f["status"].as_str(), f["sha256"].as_str()),
+        (Some("fetched"), Some(sha256_hex(first.as_bytes()).as_str()))
+    );
+    assert!(f["verified"].as_str().unwrap().starts_with("unverified"), "{out}");
+    let target = cache.join("bbq/bea11bd/data/SES.jsonl");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), first);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{}.trust.json", target.display())).unwrap()).unwrap();
+    assert_eq!(record["bytes"], serde_json::json!(first.len()));
+
+    // Later loads are checked against the record: from the cache, and again after removal
+    // when the host now serves other bytes (refused with both hashes; nothing kept).
+    let (code, out, err) = fetch(&["--allow-unpinned"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"status\": \"cached\"") && err.contains("recorded on its first fetch"), "{out}{err}");
+    std::fs::remove_file(&target).unwrap();
+    let changed = first.replace("grandson", "grandsun");
+    mirror.put(&u.url, changed.clone().into_bytes());
+    let (code, _, err) = fetch(&["--allow-unpinned"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&sha256_hex(first.as_bytes())) && err.contains(&sha256_hex(changed.as_bytes())), "{err}");
+    assert!(err.contains("first fetched"), "{err}");
+    assert!(!target.exists());
+
+    // The method commands read a recorded file (under the default cache), labelled unverified.
+    mirror.put(&u.url, first.clone().into_bytes());
+    let (code, _, err) = run(&["datasets", "fetch", "bbq/SES", "--allow-unpinned"], &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    // (Read, then stopped for want of predictions: the examples file carries no answers.)
+    let (_, _, err) = run(&["bbq", "--data", "catalogue:bbq/SES"], &mirror, &home, Some(&cat));
+    assert!(err.contains("catalogue:bbq/SES: UNVERIFIED") && err.contains("4 examples read"), "{err}");
+
+    // verify checks an unpinned file against its record, and skips the record itself.
+    let default = home.join("cache/evenhand/datasets");
+    let (code, out, err) = run(&["datasets", "verify", default.to_str().unwrap()], &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["checked"][0]["file"], "SES");
+    assert!(v["checked"][0]["verified"].as_str().unwrap().starts_with("unverified"), "{out}");
+    assert_eq!(v["not_in_catalogue"], serde_json::json!([]));
+}
+
+#[test]
+fn every_unpinned_file_names_a_reader_format_and_a_unique_name() {
+    let c = Catalogue::builtin().unwrap();
+    let n: usize = c.datasets.iter().map(|d| d.unpinned_files.len()).sum();
+    assert_eq!(n, 30);
+    for d in &c.datasets {
+        for u in &d.unpinned_files {
+            assert!(u.path.contains(u.name.rsplit('/').next().unwrap()), "{}: {} vs {}", d.name, u.name, u.path);
+            let r = catalogue::Reference { dataset: d.name.clone(), file: Some(u.name.clone()) };
+            assert!(matches!(c.lookup(&r), Err(catalogue::LookupError::Unpinned { .. })));
+            assert_eq!(c.lookup_unpinned(&r).unwrap().1.len(), 1);
+        }
+    }
+}

@@ -96,4 +96,7 @@ fuzz_tests!(
     share_link,
     batch_results_openai,
     batch_results_anthropic,
+    study,
+    catalogue,
+    nonfinite,
 );

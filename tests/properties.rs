@@ -159,7 +159,7 @@ fn example(condition: Condition, label: usize) -> Example {
         biased: Some(0),
         counter_biased: Some(1),
         bias_audit: String::new(),
-        metadata: BTreeMap::new(),
+        metadata: Default::default(),
     }
 }
 

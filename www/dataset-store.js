@@ -105,6 +105,46 @@ export async function fetchVerified(url, { bytes: total, sha256 }, onProgress = 
   return data;
 }
 
+/** Fetches a file the catalogue could not pin: nothing to check it against yet, so the
+ *  caller records its sha256 (trust on first use). Progress as in fetchVerified, with the
+ *  total unknown (0) unless the host sends Content-Length.
+ *  @param {string} url
+ *  @param {(received: number, total: number) => void} [onProgress]
+ *  @returns {Promise<{data: Uint8Array, sha256: string}>} */
+export async function fetchUnverified(url, onProgress = () => {}) {
+  let response;
+  try {
+    response = await fetch(url, { cache: "no-store" });
+  } catch (err) {
+    throw new Unreachable(url, err.message ?? String(err));
+  }
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const data = new Uint8Array(await response.arrayBuffer());
+  onProgress(data.length, data.length);
+  return { data, sha256: await sha256Hex(data) };
+}
+
+// What the first fetch of each unpinned file was, by catalogue URL: {sha256, bytes, first_fetched}.
+// Kept apart from the files, so removing a file keeps its record: a later fetch is held to it.
+const TRUST_KEY = "evenhand-datasets-trust-v1";
+
+/** The trust-on-first-use records. @returns {Record<string, {sha256: string, bytes: number, first_fetched: string}>} */
+export function trustRecords() {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(TRUST_KEY) ?? "{}");
+    return parsed && typeof parsed === "object" ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Records the first fetch of an unpinned file. */
+export function trust(url, sha256, bytes) {
+  const all = trustRecords();
+  all[url] = { sha256, bytes, first_fetched: new Date().toISOString() };
+  localStorage.setItem(TRUST_KEY, JSON.stringify(all));
+}
+
 /** Throws HashMismatch unless `data` hashes to `sha256`. */
 export async function check(url, data, sha256) {
   const actual = await sha256Hex(data);

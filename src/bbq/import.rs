@@ -282,7 +282,7 @@ impl Row<'_> {
             .obj
             .get("relevant_social_values")
             .and_then(Value::as_str)
-            .map(|v| std::collections::BTreeMap::from([("relevant_social_values".to_string(), v.to_string())]))
+            .map(|v| [("relevant_social_values".to_string(), v.to_string())].into_iter().collect())
             .unwrap_or_default();
         Ok(Example {
             metadata,
@@ -541,7 +541,7 @@ mod tests {
             (Polarity::NonNegative, Condition::Disambiguated, 2, Some(1))
         );
         assert_eq!((e.biased, e.counter_biased), (Some(0), Some(2)));
-        assert_eq!(e.metadata.get("source").map(String::as_str), Some("x"), "BBQ metadata is kept");
+        assert_eq!(e.metadata.get("source"), Some("x"), "BBQ metadata is kept");
     }
 
     #[test]

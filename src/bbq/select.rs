@@ -74,6 +74,17 @@ impl Filter<'_> {
 /// The answers come back keyed by `case_id`, the example's id, and are scored as predictions.
 pub fn provider_cases(examples: &[Example], variant: Option<&super::prompt::Variant>) -> (Vec<Record>, usize) {
     let mut out = Vec::with_capacity(examples.len());
+    let skipped = each_provider_case(examples, variant, |r| out.push(r));
+    (out, skipped)
+}
+
+/// [`provider_cases`] one record at a time, so a caller writing them out (the page's JSONL for
+/// the full BBQ is 44 MB) never holds them all; returns how many were skipped.
+pub fn each_provider_case(
+    examples: &[Example],
+    variant: Option<&super::prompt::Variant>,
+    mut emit: impl FnMut(Record),
+) -> usize {
     let mut skipped = 0;
     for ex in examples {
         let Some(v) = variant.or_else(|| super::prompt::variants_for(&ex.language).first().copied()) else {
@@ -82,7 +93,7 @@ pub fn provider_cases(examples: &[Example], variant: Option<&super::prompt::Vari
         };
         let mut params = std::collections::BTreeMap::new();
         params.insert("variant".to_string(), serde_json::Value::String(v.id.clone()));
-        out.push(Record {
+        emit(Record {
             format_version: FORMAT_VERSION,
             method: METHOD.into(),
             case_id: ex.id.clone(),
@@ -97,7 +108,7 @@ pub fn provider_cases(examples: &[Example], variant: Option<&super::prompt::Vari
             ..Record::default()
         });
     }
-    (out, skipped)
+    skipped
 }
 
 #[cfg(test)]

@@ -317,6 +317,35 @@ impl Session {
         Ok(ProviderCases { cases, skipped })
     }
 
+    /// [`Session::provider_cases`] as JSONL, written record by record: (jsonl, cases, skipped).
+    pub fn provider_cases_jsonl(&self, variant: Option<&str>) -> Result<(String, usize, usize), SessionError> {
+        let mut jsonl = String::new();
+        let (cases, skipped) = self.each_provider_case_line(variant, |line| jsonl.push_str(line))?;
+        Ok((jsonl, cases, skipped))
+    }
+
+    /// The provider cases one JSONL line (newline included) at a time, so that a caller
+    /// never holds them all as records, nor (the page's facade) as one growing string:
+    /// (cases, skipped).
+    pub fn each_provider_case_line(
+        &self,
+        variant: Option<&str>,
+        mut emit: impl FnMut(&str),
+    ) -> Result<(usize, usize), SessionError> {
+        if self.examples.is_empty() {
+            return Err(SessionError::NoData);
+        }
+        let fixed = variant
+            .map(|id| super::prompt::variant(id).map_err(|e| SessionError::Variant(e.to_string())))
+            .transpose()?;
+        let mut cases = 0;
+        let skipped = super::select::each_provider_case(&self.examples, fixed, |r| {
+            emit(&crate::formats::write(std::slice::from_ref(&r), crate::formats::FileFormat::Jsonl));
+            cases += 1;
+        });
+        Ok((cases, skipped))
+    }
+
     /// New predictions replace those of the same models; only the new ones are matched and
     /// parsed, which is most of the cost of adding predictions.
     fn replace_models(&mut self, preds: Vec<Prediction>, matched: Matched) {

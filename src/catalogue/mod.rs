@@ -93,15 +93,57 @@ pub struct DataFile {
     pub quirks: Vec<Quirk>,
     #[serde(default)]
     pub checked_against_ref: bool,
+    /// What a user must know before using the file, in our words: why no reader reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Unpinned {
+    /// FILE in `catalogue:NAME/FILE`, named as the dataset's pinned files are.
+    pub name: String,
     pub path: String,
     pub url: String,
     pub reason: String,
+    pub kind: Kind,
+    pub format: FileFormat,
+    #[serde(default)]
+    pub language: Option<String>,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
 }
+
+impl Unpinned {
+    /// The file as a pinned one, its sha256 and size those recorded on first use; the note
+    /// says so, for every output that names it.
+    pub fn as_trusted(&self, sha256: &str, bytes: u64) -> DataFile {
+        DataFile {
+            name: self.name.clone(),
+            path: self.path.clone(),
+            url: self.url.clone(),
+            bytes,
+            sha256: sha256.into(),
+            rows: None,
+            rows_counted: None,
+            kind: self.kind,
+            format: self.format,
+            language: self.language.clone(),
+            category: self.category.clone(),
+            variant: None,
+            model: self.model.clone(),
+            quirks: vec![],
+            checked_against_ref: false,
+            note: Some(UNVERIFIED.into()),
+        }
+    }
+}
+
+/// How every output labels a file the catalogue could not pin.
+pub const UNVERIFIED: &str =
+    "unverified: not pinned by the catalogue; its sha256 was recorded on first fetch (trust on first use)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -145,7 +187,8 @@ pub enum FileFormat {
     /// BBQ rows plus one `<model>_pred_<format>` column of answer text per model and prompt.
     BbqPredictionsJsonl,
     KobbqTsv,
-    /// KoBBQ's template table: listed so it can be fetched and checked; no reader reads it yet.
+    /// KoBBQ's template table: fetched and checked only. Its column layout is not described in
+    /// the sources the catalogue was built from, so no reader was written against a guess.
     KobbqTemplatesTsv,
     GgbbqJsonl,
     GgbbqTemplatesCsv,
@@ -189,6 +232,11 @@ pub enum LookupError {
     NoDataset { name: String, known: String },
     #[error("catalogue:{dataset}: no file {file:?}; it has {known}")]
     NoFile { dataset: String, file: String, known: String },
+    #[error(
+        "catalogue:{dataset}/{file} is not pinned (its source published no size or sha256): fetch it unverified, \
+         trusting its first download, with `evenhand datasets fetch {dataset}/{file} --allow-unpinned`"
+    )]
+    Unpinned { dataset: String, file: String },
 }
 
 impl Catalogue {
@@ -210,13 +258,24 @@ impl Catalogue {
         let d = self.dataset(&r.dataset)?;
         let files = match &r.file {
             None => d.files.iter().collect(),
-            Some(f) => vec![d.files.iter().find(|x| &x.name == f).ok_or_else(|| LookupError::NoFile {
-                dataset: d.name.clone(),
-                file: f.clone(),
-                known: d.files.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", "),
+            Some(f) => vec![d.files.iter().find(|x| &x.name == f).ok_or_else(|| {
+                if d.unpinned_files.iter().any(|u| &u.name == f) {
+                    return LookupError::Unpinned { dataset: d.name.clone(), file: f.clone() };
+                }
+                LookupError::NoFile {
+                    dataset: d.name.clone(),
+                    file: f.clone(),
+                    known: d.files.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", "),
+                }
             })?],
         };
         Ok((d, files))
+    }
+
+    /// The unpinned files a reference names: the one it names, or (for a whole dataset) all.
+    pub fn lookup_unpinned(&self, r: &Reference) -> Result<(&Dataset, Vec<&Unpinned>), LookupError> {
+        let d = self.dataset(&r.dataset)?;
+        Ok((d, d.unpinned_files.iter().filter(|u| r.file.as_ref().is_none_or(|f| &u.name == f)).collect()))
     }
 }
 
@@ -325,6 +384,23 @@ fn check(c: &Catalogue) -> Result<(), Fault> {
             }
             if f.bytes == 0 {
                 return Err((quoted(&f.sha256), at("bytes", "an empty file is not a pinned dataset file".into())));
+            }
+        }
+        for u in &d.unpinned_files {
+            let at = |field: &str, msg: String| {
+                format!("dataset {:?}: unpinned file {:?}: field {field}: {msg}", d.name, u.name)
+            };
+            if u.name.is_empty() || u.name.contains(':') || !file_names.insert(u.name.as_str()) {
+                return Err((
+                    quoted(&u.name),
+                    at("name", "expected a non-empty name, unique in the dataset, without ':'".into()),
+                ));
+            }
+            if !safe_path(&u.path) {
+                return Err((quoted(&u.path), at("path", "expected a relative path without '..', ':' or '\\'".into())));
+            }
+            if !u.url.starts_with(&prefix) {
+                return Err((quoted(&u.url), at("url", format!("expected it to start with {prefix}"))));
             }
         }
     }

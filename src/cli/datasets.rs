@@ -6,7 +6,7 @@
 //! whole file's sha256 is checked before the rename, so a file under its final name has always
 //! matched its pin. A mismatch removes the .part: resuming a wrong file would only repeat it.
 
-use super::{Failure, Outcome, create_dir, note, print_json, read_text};
+use super::{Failure, Outcome, create_dir, note, print_json, read_text, unpinned};
 use evenhand::catalogue::{self, Catalogue, DataFile, Dataset, Method, Reference, Sha256Stream};
 use serde::Serialize;
 use std::io::{Read, Write};
@@ -64,6 +64,11 @@ enum Sub {
         /// path [env: EVENHAND_DATASETS_BASE].
         #[arg(long)]
         base_url: Option<String>,
+        /// Also fetch files the catalogue lists without a pin (no published size or sha256):
+        /// unverified, their sha256 and size recorded on first fetch (`<file>.trust.json`) and
+        /// checked on every later load (trust on first use).
+        #[arg(long)]
+        allow_unpinned: bool,
     },
     /// Check every catalogue file found under DIR (a cache or a --to folder) against its
     /// sha256; exit 1 when one differs.
@@ -74,13 +79,24 @@ pub fn run(a: Args) -> Outcome {
     let c = load_catalogue()?;
     match a.command {
         Sub::List { method } => list(&c, method.as_deref()),
-        Sub::Fetch { name, to, cache_dir, base_url } => {
+        Sub::Fetch { name, to, cache_dir, base_url, allow_unpinned } => {
             let bare = name.strip_prefix(catalogue::reference::PREFIX).unwrap_or(&name);
             let r = Reference::parse(&format!("{}{bare}", catalogue::reference::PREFIX))
                 .unwrap_or_else(|| Err(String::new()))
                 .map_err(|e| Failure::new(format!("fetch: {e}")))?;
             let base = base_url.or_else(|| std::env::var(BASE_ENV).ok());
-            let (d, files) = c.lookup(&r)?;
+            // One unpinned file named, or a whole dataset with its unpinned files when allowed.
+            let (d, files, unpinned) = match c.lookup(&r) {
+                Ok((d, files)) => {
+                    let extra = if allow_unpinned && r.file.is_none() { c.lookup_unpinned(&r)?.1 } else { vec![] };
+                    (d, files, extra)
+                }
+                Err(catalogue::LookupError::Unpinned { .. }) => {
+                    let (d, extra) = c.lookup_unpinned(&r)?;
+                    (d, vec![], extra)
+                }
+                Err(e) => return Err(e.into()),
+            };
             let root = match to {
                 Some(dir) => dir,
                 None => dataset_dir(&cache_root(cache_dir)?, d),
@@ -97,7 +113,36 @@ pub fn run(a: Args) -> Outcome {
             for f in files {
                 let (path, status) = fetch(f, &root, base.as_deref())?;
                 note(format_args!("{status} {} ({} bytes, sha256 checked)", path.display(), f.bytes));
-                out.push(Fetched { file: f.name.clone(), path: path.display().to_string(), bytes: f.bytes, status });
+                out.push(Fetched {
+                    file: f.name.clone(),
+                    path: path.display().to_string(),
+                    bytes: f.bytes,
+                    sha256: f.sha256.clone(),
+                    status,
+                    verified: "pinned by the catalogue",
+                });
+            }
+            for u in unpinned {
+                let (path, status, f) = unpinned::fetch_unpinned(u, &d.name, &root, base.as_deref(), allow_unpinned)?;
+                note(format_args!(
+                    "UNVERIFIED {status} {} ({} bytes, sha256 {}): not pinned by the catalogue; {}",
+                    path.display(),
+                    f.bytes,
+                    f.sha256,
+                    if status == "fetched" || status == "recorded" {
+                        "this first copy is now trusted and later loads are checked against it"
+                    } else {
+                        "checked against the sha256 recorded on its first fetch"
+                    }
+                ));
+                out.push(Fetched {
+                    file: f.name.clone(),
+                    path: path.display().to_string(),
+                    bytes: f.bytes,
+                    sha256: f.sha256.clone(),
+                    status,
+                    verified: catalogue::UNVERIFIED,
+                });
             }
             print_json(
                 &serde_json::json!({"dataset": d.name, "license": d.license, "license_note": d.license_note, "files": out}),
@@ -113,8 +158,11 @@ struct Fetched {
     file: String,
     path: String,
     bytes: u64,
-    /// "fetched", "resumed" or "cached".
+    sha256: String,
+    /// "fetched", "resumed", "cached" or (an unpinned file trusted as found) "recorded".
     status: &'static str,
+    /// "pinned by the catalogue", or the unverified label of an unpinned file.
+    verified: &'static str,
 }
 
 fn list(c: &Catalogue, method: Option<&str>) -> Outcome {
@@ -201,9 +249,23 @@ pub fn resolve(arg: &Path) -> Result<Vec<Input>, Failure> {
     let Some(r) = Reference::parse(&text) else { return Ok(vec![Input { path: arg.to_path_buf(), file: None }]) };
     let r = r.map_err(Failure::new)?;
     let c = load_catalogue()?;
-    let (d, files) = c.lookup(&r)?;
-    let root = dataset_dir(&cache_root(None)?, d);
     let base = std::env::var(BASE_ENV).ok();
+    let (d, files) = match c.lookup(&r) {
+        Err(catalogue::LookupError::Unpinned { .. }) => {
+            // Usable once `datasets fetch --allow-unpinned` recorded it; checked against that.
+            let (d, found) = c.lookup_unpinned(&r)?;
+            let root = dataset_dir(&cache_root(None)?, d);
+            let mut out = vec![];
+            for u in found {
+                let (path, _, f) = unpinned::fetch_unpinned(u, &d.name, &root, base.as_deref(), false)?;
+                note(format_args!("{r}: UNVERIFIED: {} ({})", path.display(), catalogue::UNVERIFIED));
+                out.push(Input { path, file: Some(f) });
+            }
+            return Ok(out);
+        }
+        other => other?,
+    };
+    let root = dataset_dir(&cache_root(None)?, d);
     let mut out = vec![];
     for f in files {
         let (path, status) = fetch(f, &root, base.as_deref())?;
@@ -241,20 +303,20 @@ pub fn resolve_dir(arg: &Path) -> Result<PathBuf, Failure> {
     Ok(path.ancestors().nth(depth).unwrap_or(path).to_path_buf())
 }
 
-fn part_path(path: &Path) -> PathBuf {
+pub(super) fn part_path(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_os_string();
     p.push(".part");
     PathBuf::from(p)
 }
 
-fn io_err(path: &Path, what: &str) -> impl Fn(std::io::Error) -> Failure {
+pub(super) fn io_err(path: &Path, what: &str) -> impl Fn(std::io::Error) -> Failure {
     let path = path.display().to_string();
     let what = what.to_string();
     move |e| Failure::new(format!("{path}: cannot {what}: {e}"))
 }
 
 /// The sha256 and length of a file on disk, read in chunks.
-fn digest_file(path: &Path) -> Result<(String, u64), Failure> {
+pub(super) fn digest_file(path: &Path) -> Result<(String, u64), Failure> {
     let mut file = std::fs::File::open(path).map_err(io_err(path, "read"))?;
     let mut s = Sha256Stream::default();
     let mut buf = vec![0u8; 1 << 16];
@@ -312,7 +374,7 @@ pub fn fetch(f: &DataFile, root: &Path, base: Option<&str>) -> Result<(PathBuf, 
 /// GETs `url` into `part` from byte `from` on (a Range request when `from` > 0), reading at
 /// most up to `total` bytes. An interrupted body leaves what came in the .part for next time.
 /// True when the server took the Range request and the body was appended.
-fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<bool, Failure> {
+pub(super) fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<bool, Failure> {
     let agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_connect(Some(Duration::from_secs(30)))
@@ -390,6 +452,8 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
         ok: bool,
         sha256: String,
         expected: String,
+        /// Where `expected` comes from: the catalogue's pin, or a first fetch's record.
+        verified: &'static str,
     }
     let mut checked = vec![];
     let mut unknown = vec![];
@@ -401,9 +465,33 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
             .flat_map(|d| d.files.iter().map(move |f| (d, f)))
             .filter(|(_, f)| rel == f.path || rel.ends_with(&format!("/{}", f.path)))
             .collect();
+        if rel.ends_with(".trust.json") {
+            continue;
+        }
         if candidates.is_empty() {
-            if !rel.ends_with(".part") {
-                unknown.push(rel);
+            // An unpinned file is checked against the record its first fetch left beside it.
+            let unpinned = c
+                .datasets
+                .iter()
+                .flat_map(|d| d.unpinned_files.iter().map(move |u| (d, u)))
+                .find(|(_, u)| rel == u.path || rel.ends_with(&format!("/{}", u.path)));
+            let record = std::fs::read_to_string(unpinned::record_path(&path)).ok();
+            let expected = record.and_then(|t| serde_json::from_str::<unpinned::Record>(&t).ok()).map(|r| r.sha256);
+            match (unpinned, expected) {
+                (Some((d, u)), Some(expected)) => {
+                    let (sha, _) = digest_file(&path)?;
+                    checked.push(Checked {
+                        path: rel,
+                        dataset: d.name.clone(),
+                        file: u.name.clone(),
+                        ok: sha == expected,
+                        expected,
+                        sha256: sha,
+                        verified: catalogue::UNVERIFIED,
+                    });
+                }
+                _ if !rel.ends_with(".part") => unknown.push(rel),
+                _ => {}
             }
             continue;
         }
@@ -422,6 +510,7 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
             ok: pick.1.sha256 == sha,
             expected: pick.1.sha256.clone(),
             sha256: sha,
+            verified: "pinned by the catalogue",
         });
     }
     if checked.is_empty() {

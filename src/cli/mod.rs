@@ -22,6 +22,7 @@ mod run;
 mod stats;
 mod study;
 mod transport;
+mod unpinned;
 
 #[derive(Parser)]
 #[command(

@@ -42,15 +42,28 @@ impl BbqSession {
 
     /// The loaded examples as the Run tab's input: {jsonl, cases, skipped}.
     pub fn provider_cases_jsonl(&self, variant: Option<String>) -> Result<JsValue, JsValue> {
-        let p = self.0.provider_cases(variant.as_deref()).map_err(failed)?;
-        #[derive(serde::Serialize)]
-        struct Out {
-            jsonl: String,
-            cases: usize,
-            skipped: usize,
-        }
-        let jsonl = crate::formats::write(&p.cases, crate::formats::FileFormat::Jsonl);
-        to_js(&Out { jsonl, cases: p.cases.len(), skipped: p.skipped })
+        // Handed to JavaScript in parts of about 4 MB and joined there: the full BBQ's 44 MB
+        // of cases never sit in the wasm memory at once (which never shrinks once grown).
+        const PART: usize = 4 << 20;
+        let parts = js_sys::Array::new();
+        let mut part = String::new();
+        let (cases, skipped) = self
+            .0
+            .each_provider_case_line(variant.as_deref(), |line| {
+                part.push_str(line);
+                if part.len() >= PART {
+                    parts.push(&JsValue::from_str(&part));
+                    part.clear();
+                }
+            })
+            .map_err(failed)?;
+        parts.push(&JsValue::from_str(&part));
+        let out = js_sys::Object::new();
+        let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&out, &k.into(), v).map(drop);
+        set("jsonl", &parts.join("").into())?;
+        set("cases", &JsValue::from(cases as f64))?;
+        set("skipped", &JsValue::from(skipped as f64))?;
+        Ok(out.into())
     }
 
     /// Evenhand's own BBQ-style set in the given languages (all when empty).

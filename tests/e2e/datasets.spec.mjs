@@ -47,6 +47,22 @@ function fixtureAge() {
 }
 
 const AGE = fixtureAge();
+
+/** One BBQ-shaped file holding several categories (Age, SES, Religion; 8 examples each): our
+ *  own rows, the same in two files that the catalogue gives two languages. */
+function fixtureMixed() {
+  const rows = AGE.toString().trim().split("\n").slice(0, 8).map((l) => JSON.parse(l));
+  const out = [];
+  for (const [k, category] of ["Age", "SES", "Religion"].entries()) {
+    for (const [i, r] of rows.entries()) out.push(JSON.stringify({ ...r, example_id: k * 100 + i, category }));
+  }
+  return Buffer.from(out.join("\n") + "\n");
+}
+const MIXED = fixtureMixed();
+const MIXED_BASE = `${RAW}/evenhand-fixtures/mixed/${"1".repeat(40)}/data`;
+// A file the catalogue lists without a pin: fetched only when allowed, trusted on first use.
+const UNPINNED_URL = `${RAW}/evenhand-fixtures/bbq-like/${"0".repeat(40)}/data/SES.jsonl`;
+const UNPINNED = Buffer.from(AGE.toString().replaceAll("\"Age\"", "\"SES\""));
 // The same rows as BBQ's released predictions carry them: one answer column per model and
 // prompt format, answer text (race: always the grandfather; arc: always "Not known").
 const PREDS = Buffer.from(AGE.toString().trim().split("\n").map((l) => JSON.stringify({ ...JSON.parse(l),
@@ -96,13 +112,25 @@ const CATALOGUE = {
       kind: "examples", format: "bbq-jsonl", language: "en", category: "Age" },
     { name: "preds_Age", path: "results/UnifiedQA/preds_Age.jsonl", url: PREDS_URL, bytes: PREDS.length, sha256: sha256(PREDS),
       rows: 40, kind: "predictions", format: "bbq-predictions-jsonl", language: "en", category: "Age", quirks: ["prediction-columns"] }],
+    unpinned_files: [{ name: "SES", path: "data/SES.jsonl", url: UNPINNED_URL, reason: "listed without its content by the fixture",
+      kind: "examples", format: "bbq-jsonl", language: "en", category: "SES" }],
+  }, {
+    name: "fixture-mixed", title: "Several categories in one file", method: "bbq", version: "1111111",
+    repository: "evenhand-fixtures/mixed", commit: "1".repeat(40), source_url: "https://example.org/mixed",
+    license: "CC0-1.0", license_note: null, languages: ["en", "es"], categories: ["Age", "SES", "Religion"],
+    description: "Twenty-four examples in three categories, in two files.", citation: "@misc{mixed}", checked_against_ref: false,
+    files: ["en", "es"].map((language) => ({ name: `mixed_${language}`, path: `data/mixed_${language}.jsonl`,
+      url: `${MIXED_BASE}/mixed_${language}.jsonl`, bytes: MIXED.length, sha256: sha256(MIXED), rows: 24,
+      kind: "examples", format: "bbq-jsonl", language })),
   }, ...(LANGBITE ? [LANGBITE] : [])],
 };
 
 /** The mirror: catalogue paths on 127.0.0.1, with CORS headers; under /tampered/ one byte is
  *  changed, under /nocors/ the CORS header is missing. Counts the requests it served. */
 function startMirror() {
-  const files = new Map([[new URL(AGE_URL).pathname, AGE], [new URL(PREDS_URL).pathname, PREDS]]);
+  const files = new Map([[new URL(AGE_URL).pathname, AGE], [new URL(PREDS_URL).pathname, PREDS],
+    [new URL(`${MIXED_BASE}/mixed_en.jsonl`).pathname, MIXED], [new URL(`${MIXED_BASE}/mixed_es.jsonl`).pathname, MIXED],
+    [new URL(UNPINNED_URL).pathname, UNPINNED]]);
   if (existsSync(REAL)) files.set(new URL(CATALOGUE.datasets[0].files[0].url).pathname, readFileSync(REAL));
   if (LANGBITE_EN && existsSync(LANGBITE_REF)) files.set(new URL(LANGBITE_EN.url).pathname, readFileSync(LANGBITE_REF));
   const served = [];
@@ -130,6 +158,7 @@ function startMirror() {
   });
   return new Promise((resolve) => server.listen(MIRROR_PORT, "127.0.0.1", () => resolve({
     served,
+    put: (url, bytes) => files.set(new URL(url).pathname, bytes),
     stop: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
   })));
 }
@@ -303,6 +332,80 @@ test("5. a released predictions file opens as data with one model per answer col
     await mirror.stop();
   }
   expect(errors).toEqual([]);
+});
+
+test("7. a file holding several categories, in two languages: the categories and languages picked are what is scored", async ({ page }) => {
+  const errors = watchErrors(page);
+  const mirror = await startMirror();
+  try {
+    await openDatasets(page);
+    const card = page.locator("#dataset-fixture-mixed");
+    await row(page, "fixture-mixed", "mixed_en").getByRole("checkbox").check();
+    await row(page, "fixture-mixed", "mixed_es").getByRole("checkbox").check();
+    const categories = card.getByRole("group", { name: "Keep these categories" });
+    const languages = card.getByRole("group", { name: "Keep these languages" });
+    await expect(categories.getByRole("checkbox")).toHaveCount(3);
+    await expect(languages.getByRole("checkbox")).toHaveCount(2);
+    await categories.getByLabel("SES").uncheck();
+    await languages.getByLabel("Spanish (es)").uncheck();
+    await shot(page, "datasets-picker");
+    await card.getByRole("button", { name: "Score on the simulated model" }).click();
+    // 48 examples read (3 categories x 8, in 2 files); Age and Religion in English kept.
+    await expect(page.locator("#bbq-data-result")).toContainText("16 examples (16 of 48 kept by the selection)");
+    await expect(page.locator("#bbq-sim-result")).toContainText("answered 16 questions", { timeout: 30_000 });
+    const cats = await page.locator("#bbq-breakdowns").textContent();
+    expect(cats).toContain("Religion");
+    expect(cats).not.toContain("SES");
+
+    // Nothing ticked in a picker is an error that says so, and nothing is replaced.
+    await tab(page, "Datasets");
+    for (const box of await languages.getByRole("checkbox").all()) await box.uncheck();
+    await card.getByRole("button", { name: "Open in Benchmarks" }).click();
+    await expect(card.locator(".alert")).toContainText("Tick at least one of the languages to keep.");
+  } finally {
+    await mirror.stop();
+  }
+  expect(errors).toEqual([]);
+});
+
+test("8. an unpinned file: fetched only when allowed, labelled UNVERIFIED, held to its first fetch afterwards", async ({ page }) => {
+  const mirror = await startMirror();
+  try {
+    await openDatasets(page);
+    const card = page.locator("#dataset-fixture-age");
+    const ses = row(page, "fixture-age", "SES");
+    await expect(ses).toContainText("not pinned: unverified download");
+    // Not without the opt-in: nothing fetched.
+    await ses.getByRole("button", { name: "Load" }).click();
+    await expect(card.locator(".alert")).toContainText("Allow unverified downloads");
+    expect(mirror.served.filter((x) => x.includes("SES"))).toHaveLength(0);
+
+    await card.getByLabel("Allow unverified downloads for this dataset").check();
+    await ses.getByRole("button", { name: "Load" }).click();
+    await expect(ses).toHaveAttribute("data-state", "stored");
+    await expect(ses).toContainText("UNVERIFIED");
+    const record = await page.evaluate((url) => JSON.parse(localStorage.getItem("evenhand-datasets-trust-v1"))[url], UNPINNED_URL);
+    expect(record).toMatchObject({ sha256: sha256(UNPINNED), bytes: UNPINNED.length });
+    await shot(page, "datasets-unverified");
+
+    // Opened and scored: the message says UNVERIFIED.
+    await ses.getByRole("checkbox").check();
+    await card.getByRole("button", { name: "Open in Benchmarks" }).click();
+    await expect(page.locator("#bbq-data-result")).toContainText("UNVERIFIED: SES not pinned by the catalogue");
+
+    // Removed, and the host now serves other bytes: refused against the first fetch's sha256.
+    await tab(page, "Datasets");
+    await ses.getByRole("button", { name: "Remove" }).click();
+    const changed = Buffer.from(UNPINNED.toString().replace("grandfather", "grandmother"));
+    mirror.put(UNPINNED_URL, changed);
+    await ses.getByRole("button", { name: "Load" }).click();
+    await expect(ses).toHaveAttribute("data-state", "refused");
+    await expect(card.locator(".alert")).toContainText(sha256(UNPINNED));
+    await expect(card.locator(".alert")).toContainText(sha256(changed));
+    await expect(card.locator(".alert")).toContainText("not those of its first fetch");
+  } finally {
+    await mirror.stop();
+  }
 });
 
 test.describe("with the service worker", () => {

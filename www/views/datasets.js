@@ -6,6 +6,7 @@
 import { $, busy, el, errorMessage, plural, showIn } from "../dom.js";
 import { bbqDataChanged, handToRun, showTab } from "../handover.js";
 import * as store from "../dataset-store.js";
+import { transferable } from "../read-file.js";
 
 const METHOD_LABEL = { bbq: "Bias QA benchmark (Benchmarks tab)", requirements: "Ethical requirements (Requirements tab)",
   crosslingual: "Cross-lingual refusals (Cross-lingual tab)", divergence: "Cultural divergence (Divergence tab)" };
@@ -114,7 +115,7 @@ export async function createDatasets(call) {
         const kept = urls.has(f.url) || loaded.has(f.url);
         if (kept) {
           files++;
-          bytes += f.bytes;
+          bytes += f.bytes ?? 0;
         }
         setState(row, kept ? "stored" : marks.get(f.url) ?? "absent");
       }
@@ -127,7 +128,10 @@ export async function createDatasets(call) {
 
   function setState(row, state, text) {
     row.dataset.state = state;
-    const label = { stored: "kept, verified", absent: "not loaded", loading: "loading…", refused: "refused", unreachable: "host refused the page" };
+    const label = row.unverified
+      ? { stored: "kept, UNVERIFIED (trust on first use)", absent: "not pinned: unverified download", loading: "loading…",
+        refused: "changed since first fetch", unreachable: "host refused the page" }
+      : { stored: "kept, verified", absent: "not loaded", loading: "loading…", refused: "refused", unreachable: "host refused the page" };
     row.querySelector(".state").textContent = text ?? label[state] ?? state;
     row.querySelector(".load").hidden = state === "stored";
     row.querySelector(".remove").hidden = state !== "stored";
@@ -137,16 +141,32 @@ export async function createDatasets(call) {
   /** The verified bytes of a file: kept ones, else fetched (and kept). Throws HashMismatch,
    *  Unreachable or an HTTP error; `progress(received)` follows the download. */
   async function bytesOf(f, progress) {
-    const have = loaded.get(f.url) ?? (await store.stored(f));
+    const have = loaded.get(f.url) ?? (f.sha256 ? await store.stored(f) : null);
     if (have) return have;
+    if (f.unverified && !f.sha256) {
+      // First use of a file the catalogue could not pin: its sha256 and size become the pin.
+      if (!f.allowed()) throw new Error(`${f.name} is not pinned by the catalogue: tick "Allow unverified downloads" to fetch it.`);
+      const { data, sha256 } = await store.fetchUnverified(store.sourceUrl(f.url, mirror), progress);
+      store.trust(f.url, sha256, data.length);
+      Object.assign(f, { sha256, bytes: data.length });
+      if (!(await store.store(f, data))) loaded.set(f.url, data);
+      return data;
+    }
     const data = await store.fetchVerified(store.sourceUrl(f.url, mirror), f, progress);
     if (!(await store.store(f, data))) loaded.set(f.url, data);
     return data;
   }
 
   function card(d) {
-    const files = d.files ?? [];
-    const total = files.reduce((n, f) => n + (f.bytes ?? 0), 0);
+    const pinned = d.files ?? [];
+    // Files the catalogue names but could not pin (no published size or sha256): offered as
+    // unverified downloads behind a checkbox, pinned by their first fetch (trust on first use).
+    const records = store.trustRecords();
+    const allow = el("input", { type: "checkbox", id: `datasets-${d.name}-allow-unverified`.replace(/[^\w-]/g, "_") });
+    const unpinnedFiles = (d.unpinned_files ?? []).map((u) => ({ ...u, unverified: true, allowed: () => allow.checked,
+      sha256: records[u.url]?.sha256 ?? null, bytes: records[u.url]?.bytes ?? null }));
+    const files = [...pinned, ...unpinnedFiles];
+    const total = pinned.reduce((n, f) => n + (f.bytes ?? 0), 0);
     const languages = (d.languages ?? []).map((l) => `${languageNames(l)} (${l})`).join(", ");
     const source = el("a", { href: d.source_url, target: "_blank", rel: "noopener noreferrer", text: d.repository ?? d.source_url });
     const license = d.license
@@ -175,12 +195,15 @@ export async function createDatasets(call) {
       const load = el("button", { type: "button", class: "load", text: "Load" });
       const remove = el("button", { type: "button", class: "remove", text: "Remove", hidden: true });
       const save = el("button", { type: "button", class: "save", text: "Save a copy", hidden: true });
-      const row = el("tr", { "data-file": f.name },
-        el("td", {}, tick), el("th", { scope: "row", text: f.name }), el("td", { text: f.category ?? "" }),
+      const row = el("tr", { "data-file": f.name, ...(f.unverified ? { class: "unverified" } : {}) },
+        el("td", {}, tick), el("th", { scope: "row" }, f.name, ...(f.note ? [el("br"), el("small", { class: "note", text: sentence(f.note) })] : []),
+          ...(f.unverified ? [el("br"), el("small", { class: "note", title: f.reason ? sentence(f.reason) : "", text: "UNVERIFIED: not pinned" })] : [])),
+        el("td", { text: f.category ?? "" }),
         el("td", { text: f.language ?? "" }), el("td", { class: "num", text: f.rows != null ? String(f.rows) : "" }),
         el("td", { class: "num", text: store.size(f.bytes) }), el("td", { class: "state" }),
         el("td", { class: "buttons" }, load, remove, save));
       row.tick = tick;
+      row.unverified = Boolean(f.unverified);
       load.addEventListener("click", () => busy(load, () => fetchFiles([f])));
       remove.addEventListener("click", () => busy(remove, async () => {
         await store.remove(f);
@@ -205,11 +228,13 @@ export async function createDatasets(call) {
       el("caption", { text: `Files of ${d.name}` }),
       el("thead", {}, el("tr", {}, ["Use", "File", "Category", "Language", "Rows", "Size", "State", ""].map((h) => el("th", { scope: "col", text: h })))),
       tbody));
-    // Files the catalogue names but could not pin (no size or sha256): linked, never fetched.
-    const unpinned = (d.unpinned_files ?? []).length
-      ? el("details", { class: "unpinned" }, el("summary", { text: `${plural(d.unpinned_files.length, "file")} not pinned` }),
-        el("ul", {}, d.unpinned_files.map((u) => el("li", {},
-          el("a", { href: u.url, target: "_blank", rel: "noopener noreferrer", text: u.path }), `: ${u.reason}`))))
+    const unpinned = unpinnedFiles.length
+      ? el("div", { class: "unpinned warning" },
+        el("p", { text: `${plural(unpinnedFiles.length, "file")} of ${d.name} (marked UNVERIFIED in the table) could not be pinned: ` +
+          "the source published no size or sha256 for them, so nothing can prove a download is the file the authors released. " +
+          "If you allow it, the first download's sha256 is recorded in this browser and every later load is checked against it " +
+          "(trust on first use)." }),
+        el("label", { class: "check" }, allow, " Allow unverified downloads for this dataset"))
       : null;
     const ticked = () => files.filter((f) => rows.get(f).tick.checked);
     const needTicked = () => {
@@ -221,7 +246,7 @@ export async function createDatasets(call) {
     /** Fetches `list` one after the other with one progress bar over their bytes. */
     async function fetchFiles(list) {
       showIn(problem);
-      const total = list.reduce((n, f) => n + f.bytes, 0) || 1;
+      const total = list.reduce((n, f) => n + (f.bytes ?? 0), 0) || 1;
       let done = 0;
       progress.hidden = false;
       progress.value = 0;
@@ -231,7 +256,7 @@ export async function createDatasets(call) {
         for (const f of list) {
           const row = rows.get(f);
           if (kept.has(f.url) || loaded.has(f.url)) {
-            done += f.bytes;
+            done += f.bytes ?? 0;
             continue;
           }
           setState(row, "loading");
@@ -239,17 +264,20 @@ export async function createDatasets(call) {
           try {
             await bytesOf(f, (received) => {
               progress.value = Math.min(1, (done + received) / total);
-              row.querySelector(".state").textContent = `loading ${Math.round((100 * received) / (f.bytes || 1))}%`;
+              row.querySelector(".state").textContent = f.bytes ? `loading ${Math.round((100 * received) / f.bytes)}%` : "loading…";
             });
           } catch (err) {
             failed(f, err);
             throw err;
           }
-          done += f.bytes;
+          done += f.bytes ?? 0;
           marks.delete(f.url);
           setState(row, "stored");
         }
-        status.textContent = `${plural(list.length, "file")} verified and kept.`;
+        const unverified = list.filter((f) => f.unverified).length;
+        status.textContent = `${plural(list.length, "file")} kept` + (unverified
+          ? `, ${unverified} of them UNVERIFIED (not pinned by the catalogue; checked against their first fetch).`
+          : ", verified.");
         return true;
       } catch {
         status.textContent = "";
@@ -264,7 +292,9 @@ export async function createDatasets(call) {
       marks.delete(f.url);
       if (err instanceof store.HashMismatch) {
         marks.set(f.url, "refused");
-        showIn(problem, alert(el("p", { text: `${f.name} was refused: its bytes are not the file the catalogue pins, so nothing was kept.` }),
+        showIn(problem, alert(el("p", { text: f.unverified
+          ? `${f.name} was refused: its bytes are not those of its first fetch (UNVERIFIED file, trusted on first use), so nothing was kept.`
+          : `${f.name} was refused: its bytes are not the file the catalogue pins, so nothing was kept.` }),
           el("dl", { class: "hashes" }, el("dt", { text: "URL" }), el("dd", {}, code(err.url)),
             el("dt", { text: "sha256 expected" }), el("dd", {}, code(err.expected)),
             el("dt", { text: "sha256 received" }), el("dd", {}, code(err.actual)))));
@@ -287,6 +317,12 @@ export async function createDatasets(call) {
         if (!file) return;
         const data = new Uint8Array(await file.arrayBuffer());
         try {
+          if (f.unverified && !f.sha256) {
+            // First use of an unpinned file: the upload becomes its pin, as a download would.
+            const sha256 = await store.sha256Hex(data);
+            store.trust(f.url, sha256, data.length);
+            Object.assign(f, { sha256, bytes: data.length });
+          }
           await store.check(file.name, data, f.sha256);
         } catch (e) {
           showIn(result, alert(el("p", { text: `${file.name} is not ${f.name}: sha256 ${e.actual ?? "?"}, expected ${f.sha256}. It was not kept.` })));
@@ -367,6 +403,29 @@ export async function createDatasets(call) {
     const subset = el("select", { id: id("subset") },
       el("option", { value: "", text: "both" }), el("option", { value: "group_terms", text: "group terms only" }),
       el("option", { value: "proper_names", text: "proper names only" }));
+    // Which categories and languages to keep, before anything is scored: a file may hold
+    // several categories (KoBBQ's, a BBQ-style file of one's own), and a dataset several languages.
+    const categories = [...new Set([...(d.categories ?? []), ...files.map((f) => f.category).filter(Boolean)])];
+    const languages = [...new Set([...(d.languages ?? []), ...files.map((f) => f.language).filter(Boolean)])];
+    const picker = (legend, values, label) => {
+      if (values.length < 2) return { node: null, picked: () => [] };
+      const boxes = values.map((v) => {
+        const box = el("input", { type: "checkbox", value: v });
+        box.checked = true;
+        return { v, box, node: el("label", { class: "check" }, box, ` ${label(v)}`) };
+      });
+      const node = el("fieldset", { id: id(legend) }, el("legend", { text: `Keep these ${legend}` }),
+        el("div", { class: "checks" }, ...boxes.map((b) => b.node)));
+      // Every box ticked keeps everything, including rows whose value no box names.
+      const picked = () => {
+        const on = boxes.filter((b) => b.box.checked).map((b) => b.v);
+        if (on.length === 0) throw new Error(`Tick at least one of the ${legend} to keep.`);
+        return on.length === boxes.length ? [] : on;
+      };
+      return { node, picked };
+    };
+    const categoryPicker = picker("categories", categories, (c) => c.replaceAll("_", " "));
+    const languagePicker = picker("languages", languages, (l) => `${languageNames(l)} (${l})`);
     const open = el("button", { type: "button", text: "Open in Benchmarks" });
     const score = el("button", { type: "button", class: "primary", text: "Score on the simulated model" });
     const plan = el("button", { type: "button", text: "Plan for a provider" });
@@ -374,28 +433,40 @@ export async function createDatasets(call) {
     /** Loads the ticked files into the Benchmarks session (replacing its data) with the selection. */
     async function openTicked() {
       const list = needTicked().filter((f) => BBQ_DATA_KINDS.has(f.kind ?? "examples"));
-      if (list.length === 0) throw new Error("None of the ticked files holds examples: templates are read by the CLI, not here.");
+      if (list.length === 0) {
+        throw new Error("None of the ticked files holds examples: a template table is fetched and verified here, not read (see its note).");
+      }
+      const keepCategories = categoryPicker.picked();
+      const keepLanguages = languagePicker.picked();
       if (!(await fetchFiles(list))) return null;
       const box = el("progress", { max: String(list.length), value: "0", "aria-label": "Reading the files" });
       showIn(problem, box);
       problem.hidden = false;
       await call("bbqClear");
       let examples = 0;
+      performance.mark("evenhand:import");
       for (const [i, f] of list.entries()) {
         status.textContent = `Reading ${f.name} (${i + 1} of ${list.length})…`;
-        const s = await call("bbqAddDataIn", fileName(f), await bytesOf(f, () => {}), f.language ?? null);
+        const data = await bytesOf(f, () => {});
+        // Bytes read from Cache Storage are this call's own: moved to the worker, not copied
+        // (the full BBQ's 47 MB would otherwise be held twice while it is read).
+        const own = !loaded.has(f.url) && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+        const s = await call("bbqAddDataIn", fileName(f), own ? transferable(/** @type {ArrayBuffer} */ (data.buffer)) : data, f.language ?? null);
         examples = s.total_examples;
         box.value = i + 1;
       }
-      const selection = {
-        categories: [], languages: [...new Set(list.map((f) => f.language).filter(Boolean))],
-        condition: condition.value, subset: subset.value,
-      };
+      performance.measure("evenhand:import", "evenhand:import");
+      performance.mark("evenhand:select");
+      const selection = { categories: keepCategories, languages: keepLanguages, condition: condition.value, subset: subset.value };
       const k = await call("bbqKeep", selection);
+      performance.measure("evenhand:select", "evenhand:select");
       showIn(problem);
       const what = list.map((f) => f.name).join(", ");
       const narrowed = k.dropped ? ` (${k.kept} of ${examples} kept by the selection)` : "";
-      return `${d.name}: ${what}: ${plural(k.kept, "example")}${narrowed}, from the catalogue, verified.`;
+      const unverified = list.filter((f) => f.unverified).map((f) => f.name);
+      return `${d.name}: ${what}: ${plural(k.kept, "example")}${narrowed}, from the catalogue, ` + (unverified.length
+        ? `UNVERIFIED: ${unverified.join(", ")} not pinned by the catalogue (checked against their first fetch only).`
+        : "verified.");
     }
 
     const act = (button, after) => button.addEventListener("click", () => busy(button, async () => {
@@ -409,7 +480,9 @@ export async function createDatasets(call) {
     act(open, (message) => bbqDataChanged({ message }));
     act(score, (message) => bbqDataChanged({ message, simulate: true }));
     act(plan, async (message) => {
+      performance.mark("evenhand:plan");
       const p = await call("bbqProviderCases", null);
+      performance.measure("evenhand:plan", "evenhand:plan");
       status.textContent = `${message} ${plural(p.cases, "case")} planned for a provider` +
         (p.skipped ? `; ${p.skipped} in a language without a prompt variant left out.` : ".");
       bbqDataChanged({ message });
@@ -417,6 +490,7 @@ export async function createDatasets(call) {
         label: `${plural(p.cases, "question")} of ${d.name} (${ticked().map((f) => f.name).join(", ")}) from the Datasets tab` });
     });
     return el("div", { class: "dataset-open" },
+      ...[categoryPicker.node, languagePicker.node].filter(Boolean),
       el("div", { class: "grid" },
         el("div", { class: "row" }, el("label", { for: condition.id, text: "Ambiguous or disambiguated" }), condition),
         el("div", { class: "row" }, el("label", { for: subset.id, text: "Group terms or proper names" }), subset)),
