@@ -23,6 +23,7 @@ mod bench;
 mod crosslingual;
 mod demo;
 mod divergence;
+mod fetch;
 mod requirements;
 mod run;
 mod study;
