@@ -1,9 +1,9 @@
-// The run worker: its own wasm instance drives one RunSession (the run engine). The loop asks
-// `next(now)` for the calls that may start, sends each with plain fetch (only the headers the
-// engine built, which carry the target's own key), hands status, headers and body bytes back
-// to `complete`, and writes every answered or failed record to IndexedDB the moment it
-// arrives. Between completions it sleeps until `wake_at()`. Progress goes to the page at most
-// five times a second as {type: "progress"}; calls from the page use rpc.js ({id, op, args}).
+// The run worker: its own wasm instance holds one RunSession, whose `drive` runs the run
+// driver written in Rust (src/run/driver.rs, the loop the CLI runs too): it sends the calls
+// with fetch, retries, waits out Retry-After, and calls back `store` for every answered or
+// failed record, which issues its IndexedDB write before the loop goes on. What is left here
+// is glue: the store, the messages to the page (progress at most five times a second as
+// {type: "progress"}; calls from the page use rpc.js, {id, op, args}) and the stored runs.
 //
 // Keys arrive by postMessage and live only in the session's memory: nothing here logs a
 // dispatch, stores a request, or puts a key into an error.
@@ -18,94 +18,33 @@ const ready = init().catch((error) => {
 let run = null;
 let ticker = null;
 const PROGRESS_MS = 200;
-/** A target whose calls fail this many times in a row without any HTTP answer gets the CORS advice. */
-const NETWORK_STREAK = 3;
 
 function newRun(session, meta) {
-  return {
-    session, meta, started: false, timer: null, storing: 0, storeError: null,
-    streak: new Map(), advice: new Map(),
-    // Overhead counters (ms): time inside next(), complete() and the synchronous part of the
-    // IndexedDB write; the commit itself is asynchronous and measured apart.
-    cost: { next: 0, complete: 0, store: 0, commit: 0, calls: 0, committed: 0 },
-  };
+  // commit: time from issuing an IndexedDB write to its commit (ms, asynchronous, summed).
+  return { session, meta, started: false, storing: 0, storeError: null, commit: { ms: 0, n: 0 } };
+}
+
+/** Replaces the current run; an old one still sending is cancelled (its records stay stored). */
+function replaceRun(next) {
+  if (run?.started) run.session.cancel(performance.now());
+  clearInterval(ticker);
+  run = next;
 }
 
 const bytes = (b) => (b instanceof Uint8Array ? b : new Uint8Array(b));
 
-function pump(r) {
+/** Runs the driver until nothing is in flight or scheduled; while it runs, this only wakes it. */
+function drive(r) {
   if (run !== r || !r.started) return;
-  clearTimeout(r.timer);
-  r.timer = null;
-  const t0 = performance.now();
-  const dispatches = r.session.next(t0);
-  r.cost.next += performance.now() - t0;
-  for (const d of dispatches) send(r, d);
-  const at = r.session.wake_at();
-  if (Number.isFinite(at)) r.timer = setTimeout(() => pump(r), Math.max(0, at - performance.now()));
-  if (dispatches.length === 0) settleIfDone(r);
-}
-
-async function send(r, d) {
-  const abort = new AbortController();
-  const started = performance.now();
-  const timer = setTimeout(() => abort.abort(), d.timeout_ms);
-  let response;
-  try {
-    const res = await fetch(d.url, {
-      method: d.method, headers: d.headers, body: d.body ?? undefined, signal: abort.signal,
-      // No cache mode: "no-store" would also bypass Chromium's CORS preflight cache and cost
-      // one OPTIONS round trip per call (a POST is never served from the HTTP cache anyway).
-      credentials: "omit", referrerPolicy: "no-referrer",
-    });
-    response = { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
-  } catch (error) {
-    response = abort.signal.aborted
-      ? { error: "timeout", message: "" }
-      : { error: "network", message: String(error?.message ?? error) };
-  } finally {
-    clearTimeout(timer);
-  }
-  d.headers = null; // the key goes with them
-  completeCall(r, d, response, performance.now() - started);
-}
-
-function completeCall(r, d, response, latency) {
-  if (run !== r) return; // a discarded run
-  const t0 = performance.now();
-  let done;
-  try {
-    done = r.session.complete(d.call, d.attempt, response, latency, Date.now(), t0);
-  } catch (error) {
-    done = { kind: "ignored" };
-    post({ type: "error", message: `a response could not be taken: ${error?.message ?? error}` });
-  }
-  const t1 = performance.now();
-  r.cost.complete += t1 - t0;
-  trackNetwork(r, d.target, response);
-  if (done.kind === "answered" || done.kind === "failed") {
-    r.cost.calls += 1;
-    store(r, done.record, done.embeddings ?? null);
-    r.cost.store += performance.now() - t1;
-  }
-  pump(r);
-}
-
-function trackNetwork(r, target, response) {
-  if (response.error !== "network") {
-    r.streak.set(target, 0);
-    return;
-  }
-  const n = (r.streak.get(target) ?? 0) + 1;
-  r.streak.set(target, n);
-  if (n >= NETWORK_STREAK && !r.advice.has(target)) {
-    const t = r.meta.spec.targets.find((x) => x.id === target);
-    try {
-      r.advice.set(target, network_failure_advice(t.provider, t.base_url ?? undefined, self.location.origin));
-    } catch {
-      /* an unknown target cannot happen for a planned run; no advice then */
+  r.session.drive((record, vectors) => {
+    if (run === r) store(r, record, vectors); // a discarded run keeps nothing
+  }, self.location.origin).then((failed) => {
+    if (failed) {
+      r.storeError = `a record could not be stored (${failed}); the run is paused`;
+      postProgress();
     }
-  }
+    settleIfDone(r);
+  }, (error) => post({ type: "error", message: `the run stopped: ${error?.message ?? error}` }));
 }
 
 function store(r, record, vectors) {
@@ -113,8 +52,8 @@ function store(r, record, vectors) {
   r.storing += 1;
   putRecord(r.db, record, vectors).then(
     () => {
-      r.cost.commit += performance.now() - t0;
-      r.cost.committed += 1;
+      r.commit.ms += performance.now() - t0;
+      r.commit.n += 1;
     },
     (error) => {
       // Nothing more is sent once a record could not be kept: a call must not be paid for twice.
@@ -142,21 +81,13 @@ function progress() {
   if (!run) return null;
   const r = run;
   const p = r.session.progress(performance.now());
-  for (const t of p.targets) t.advice = r.advice.get(t.target) ?? "";
-  const calls = Math.max(1, r.cost.calls);
+  for (const t of p.targets) t.advice = p.advice[t.target] ?? "";
   p.run_id = r.meta.run_id;
   p.kind = r.meta.cases.kind ?? "chat";
   p.origin = r.meta.cases.origin ?? null;
   p.models = [...new Set(r.meta.spec.targets.flatMap((t) => t.models))];
   p.store_error = r.storeError;
-  p.overhead = {
-    calls: r.cost.calls,
-    next_ms: r.cost.next / calls,
-    complete_ms: r.cost.complete / calls,
-    store_ms: r.cost.store / calls,
-    per_call_ms: (r.cost.next + r.cost.complete + r.cost.store) / calls,
-    commit_ms: r.cost.commit / Math.max(1, r.cost.committed),
-  };
+  p.overhead.commit_ms = r.commit.ms / Math.max(1, r.commit.n);
   return p;
 }
 
@@ -186,7 +117,7 @@ async function begin(r, keys) {
   r.db = await openStore();
   r.started = true;
   startTicker();
-  pump(r);
+  drive(r);
   postProgress();
 }
 
@@ -233,8 +164,7 @@ const ops = {
     }
     const session = sessionFor(spec, cases);
     const out = planned(session);
-    clearInterval(ticker);
-    run = newRun(session, { run_id: out.spec.run_id, spec: out.spec, cases, state: "planned" });
+    replaceRun(newRun(session, { run_id: out.spec.run_id, spec: out.spec, cases, state: "planned" }));
     return out;
   },
 
@@ -259,8 +189,7 @@ const ops = {
     const restored = session.restore(records);
     /** @type {{records: number, cases: string[]}} */
     const stale = session.stale();
-    clearInterval(ticker);
-    run = newRun(session, { run_id: runId, spec: stored.spec, cases: stored.cases, state: "running" });
+    replaceRun(newRun(session, { run_id: runId, spec: stored.spec, cases: stored.cases, state: "running" }));
     await setRunState(runId, "running");
     await begin(run, keys);
     return { restored, stale, calls: session.calls(), estimate: session.estimate(), spec: session.spec() };
@@ -268,10 +197,7 @@ const ops = {
 
   unfinished: () => unfinishedRuns(),
   discard: async (runId) => {
-    if (run?.meta.run_id === runId) {
-      clearInterval(ticker);
-      run = null;
-    }
+    if (run?.meta.run_id === runId) replaceRun(null);
     await deleteRun(runId);
   },
 
@@ -286,7 +212,7 @@ const ops = {
     run.storeError = null;
     run.session.resume();
     await setRunState(run.meta.run_id, "running");
-    pump(run);
+    drive(run);
     postProgress();
   },
   cancel: async () => {
@@ -303,7 +229,7 @@ const ops = {
       await setRunState(run.meta.run_id, "running");
       startTicker();
     }
-    pump(run);
+    drive(run);
     postProgress();
     return n;
   },

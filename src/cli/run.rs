@@ -1,32 +1,30 @@
 //! `evenhand run`: a run spec's plan sent to the providers natively.
 //!
-//! The main thread owns the [`Engine`] and is the only one that touches it; a pool of worker
-//! threads (one per slot of concurrency, at most 256) sends the dispatches it hands out over a
-//! channel and returns the results over another. Between results the main thread sleeps until
-//! the engine's next wake-up (a backoff or a rate window ending) or the next result.
+//! The run driver ([`evenhand::run::driver`], the same loop the page's run worker runs) owns
+//! the [`Engine`] on the main thread, blocked on with pollster; the calls go out on the
+//! transport's worker threads ([`Pool`]).
 //!
 //! Every record the engine settles is appended to `OUT.journal.jsonl` at once, before the
 //! next call is considered, so an interrupted run loses nothing it paid for; the next run
 //! restores the journal and sends only what is missing (`--fresh` starts over). Keys come
 //! from environment variables and are only ever in the dispatches' headers.
 
-use super::transport::Transport;
+use super::transport::{Clock, Pool};
 use super::{Failure, Outcome, note, print, print_json, read, read_text, write_atomically};
 use evenhand::formats::{self, FileFormat};
 use evenhand::providers::ProviderKind;
 use evenhand::providers::redact;
 use evenhand::providers::spec::AuthScheme;
 use evenhand::record::Record;
+use evenhand::run::driver::{self, Overhead, Stop};
 use evenhand::run::dry_run::DryRunError;
-use evenhand::run::{CallResult, Completion, Dispatch, Engine, Plan, RunSpec, cases, journal};
+use evenhand::run::{Engine, Plan, RunSpec, cases, journal};
 use serde::Serialize;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -175,6 +173,43 @@ fn scrub(text: &str, keys: &HashMap<String, String>) -> String {
     keys.values().fold(text.to_string(), |t, k| redact(&t, Some(k)))
 }
 
+/// How often the run reports its progress on stderr (ms).
+const REPORT_MS: f64 = 1000.0;
+
+/// The driver's store: vectors (for an embedding run), then the journal line, then progress
+/// once a second on stderr.
+struct Journal {
+    journal: std::fs::File,
+    name: String,
+    vectors: Option<VectorSink>,
+}
+
+impl driver::Store for Journal {
+    fn store(&mut self, record: &Record, embeddings: Option<&[Vec<f64>]>) -> Result<(), String> {
+        // Vectors first: a journaled call must have its vectors on disk.
+        if let (Some(sink), Some(v)) = (&mut self.vectors, embeddings) {
+            sink.write(record, v)?;
+        }
+        self.journal
+            .write_all(journal::line(record).as_bytes())
+            .map_err(|e| format!("{}: cannot append: {e}", self.name))
+    }
+
+    fn tick(&mut self, engine: &mut Engine, now: f64) {
+        let p = engine.progress(now);
+        let eta = p.eta_s.map_or("?".to_string(), |s| format!("{s:.0} s"));
+        note(format_args!(
+            "run: {}/{} done, {} failed, {} remaining, {} in flight, {:.1} calls/s, ETA {eta}",
+            p.answered + p.failed,
+            p.total,
+            p.failed,
+            p.remaining,
+            p.in_flight,
+            p.per_second
+        ));
+    }
+}
+
 fn journal_path(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap_or_default().to_os_string();
     name.push(".journal.jsonl");
@@ -307,7 +342,7 @@ pub fn run(a: Args) -> Outcome {
     if a.retry_failed {
         engine.retry_failed();
     }
-    let mut vectors = match &a.embed {
+    let vectors = match &a.embed {
         Some(_) => {
             let path = a.embeddings_out.clone().unwrap_or_else(|| {
                 let mut name = a.out.file_name().unwrap_or_default().to_os_string();
@@ -334,99 +369,26 @@ pub fn run(a: Args) -> Outcome {
         }
     }
 
-    let workers = engine.plan().spec.targets.iter().map(|t| t.concurrency as usize).sum::<usize>().clamp(1, 256);
-    let transport = Transport::new(workers);
-    let (job_tx, job_rx) = mpsc::channel::<Dispatch>();
-    let job_rx = Arc::new(Mutex::new(job_rx));
-    let (done_tx, done_rx) = mpsc::channel::<(u32, u32, CallResult)>();
-    let mut handles = Vec::with_capacity(workers);
-    for _ in 0..workers {
-        let (rx, tx, transport) = (Arc::clone(&job_rx), done_tx.clone(), transport.clone());
-        handles.push(std::thread::spawn(move || {
-            loop {
-                // The lock is held only to take one dispatch, never while sending it.
-                let job = match rx.lock() {
-                    Ok(guard) => guard.recv(),
-                    Err(_) => return,
-                };
-                let Ok(d) = job else { return };
-                let result = transport.send(&d);
-                if tx.send((d.call, d.attempt, result)).is_err() {
-                    return;
-                }
-            }
-        }));
-    }
-    drop(done_tx);
-
-    let clock = Instant::now();
-    let now = || clock.elapsed().as_secs_f64() * 1000.0;
-    let mut settled_now = 0u64;
-    let mut journal_error: Option<String> = None;
-    let mut next_report = 1000.0;
-    loop {
-        for d in engine.next(now()) {
-            if job_tx.send(d).is_err() {
-                return Err(Failure::new("the worker threads stopped"));
-            }
-        }
-        if engine.is_done() && engine.in_flight() == 0 {
-            break;
-        }
-        if engine.in_flight() == 0 && !engine.wake_at().is_finite() {
-            break; // nothing in flight and nothing scheduled: only a state change could go on
-        }
-        let t = now();
-        let until = engine.wake_at().min(next_report);
-        let wait = Duration::from_secs_f64(((until - t) / 1000.0).clamp(0.0, 1.0));
-        let mut first = match done_rx.recv_timeout(wait) {
-            Ok(r) => Some(r),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return Err(Failure::new("the worker threads stopped")),
-        };
-        // Take every result already waiting before asking the engine for more work.
-        while let Some((call, attempt, result)) = first.take().or_else(|| done_rx.try_recv().ok()) {
-            let (record, embeddings) = match engine.complete(call, attempt, result, now()) {
-                Completion::Answered { record, embeddings } => (record, embeddings),
-                Completion::Failed { record } => (record, None),
-                Completion::Retrying { .. } | Completion::Ignored => continue,
-            };
-            settled_now += 1;
-            // Vectors first: a journaled call must have its vectors on disk.
-            let stored = match (&mut vectors, embeddings) {
-                (Some(sink), Some(v)) => sink.write(&record, &v),
-                _ => Ok(()),
-            };
-            let stored = stored.and_then(|()| {
-                journal.write_all(journal::line(&record).as_bytes()).map_err(|e| format!("{jname}: cannot append: {e}"))
-            });
-            if let Err(e) = stored {
-                // Without a journal the run could pay twice later: stop sending, keep what we have.
-                journal_error = Some(e);
-                engine.cancel(now());
-            }
-        }
-        let t = now();
-        if t >= next_report {
-            next_report = t + 1000.0;
-            let p = engine.progress(t);
-            let eta = p.eta_s.map_or("?".to_string(), |s| format!("{s:.0} s"));
-            note(format_args!(
-                "run: {}/{} done, {} failed, {} remaining, {} in flight, {:.1} calls/s, ETA {eta}",
-                p.answered + p.failed,
-                p.total,
-                p.failed,
-                p.remaining,
-                p.in_flight,
-                p.per_second
-            ));
-        }
-    }
-    drop(job_tx);
-    for h in handles {
-        let _ = h.join();
-    }
-    let seconds = clock.elapsed().as_secs_f64();
+    let workers = engine.plan().spec.targets.iter().map(|t| t.concurrency as usize).sum::<usize>();
+    let pool = Pool::new(workers);
+    let engine = RefCell::new(engine);
+    let overhead = Cell::new(Overhead::default());
+    let mut store = Journal { journal, name: jname.clone(), vectors };
+    let clock = Clock::start();
+    let stop = pollster::block_on(driver::drive(
+        &engine,
+        &pool,
+        &clock,
+        &mut store,
+        &overhead,
+        &mut futures_util::stream::pending(),
+        REPORT_MS,
+    ));
+    drop(pool);
+    let mut engine = engine.into_inner();
+    let settled_now = overhead.get().calls;
+    let now = || driver::Clock::now(&clock);
+    let seconds = now() / 1000.0;
     let records: Vec<Record> = engine.records().cloned().collect();
     write_atomically(&a.out, &formats::write(&records, format))?;
     let p = engine.progress(now());
@@ -450,7 +412,7 @@ pub fn run(a: Args) -> Outcome {
     };
     let printed = print(&(scrub(&serde_json::to_string_pretty(&summary)?, &keys) + "\n"));
     // A journal that could not be written matters more than a reader that went away.
-    if let Some(e) = journal_error {
+    if let Stop::StoreFailed(e) = stop {
         return Err(Failure::new(e));
     }
     printed?;

@@ -3,6 +3,11 @@
 //! keeps connections alive between calls (a new TCP or TLS handshake per call would cost more
 //! than the engine's whole bookkeeping).
 //!
+//! ureq blocks, so [`Pool`] runs it on threads (one per slot of concurrency, at most 256) and
+//! hands the run driver a future per call that a worker completes; the driver's loop itself
+//! stays on one thread. Threads rather than an async HTTP client: ureq is the small, well-kept
+//! blocking client we have, and a few threads waiting on sockets cost nothing next to a call.
+//!
 //! HTTP error statuses are answers, not errors, here: the core reads a 429's Retry-After or a
 //! 401's message from the body. Only failures below HTTP become [`TransportError`]s, and their
 //! messages have the dispatch's credentials removed, because some I/O errors quote what they
@@ -11,7 +16,11 @@
 use evenhand::providers::redact;
 use evenhand::providers::request::Method;
 use evenhand::providers::response::RawResponse;
+use evenhand::run::driver;
 use evenhand::run::{CallResult, Dispatch, TransportError};
+use futures_channel::oneshot;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The largest response body read (an answer is kilobytes; a gateway's error page may be more).
@@ -71,6 +80,99 @@ impl Transport {
             .collect();
         let body = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec()?;
         Ok(RawResponse { status, headers, body })
+    }
+}
+
+/// A job for a worker: the dispatch, and where its result goes.
+type Job = (Dispatch, oneshot::Sender<CallResult>);
+
+/// Worker threads sending dispatches with one shared [`Transport`]; the driver's transport.
+/// Dropping it ends the threads once the calls they hold are sent.
+pub struct Pool {
+    jobs: Option<mpsc::Sender<Job>>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    pub fn new(workers: usize) -> Pool {
+        let workers = workers.clamp(1, 256);
+        let transport = Transport::new(workers);
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        let handles = (0..workers)
+            .map(|_| {
+                let (rx, transport) = (Arc::clone(&rx), transport.clone());
+                std::thread::spawn(move || {
+                    loop {
+                        // The lock is held only to take one job, never while sending it.
+                        let job = match rx.lock() {
+                            Ok(guard) => guard.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok((d, done)) = job else { return };
+                        // A driver that went away no longer wants the answer.
+                        let _ = done.send(transport.send(&d));
+                    }
+                })
+            })
+            .collect();
+        Pool { jobs: Some(tx), handles }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A call on its way: resolves when a worker has its result.
+pub struct Call(Option<oneshot::Receiver<CallResult>>);
+
+impl std::future::Future for Call {
+    type Output = CallResult;
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<CallResult> {
+        let lost = || CallResult {
+            response: Err(TransportError::Network("the sending thread stopped".into())),
+            latency_ms: 0.0,
+            unix_ms: unix_ms(),
+        };
+        match &mut self.0 {
+            Some(rx) => std::pin::Pin::new(rx).poll(cx).map(|r| r.unwrap_or_else(|_| lost())),
+            None => std::task::Poll::Ready(lost()),
+        }
+    }
+}
+
+impl driver::Transport for Pool {
+    type Call = Call;
+    fn send(&self, d: Dispatch) -> Call {
+        let (tx, rx) = oneshot::channel();
+        let sent = self.jobs.as_ref().is_some_and(|jobs| jobs.send((d, tx)).is_ok());
+        // Not sent only if every worker died: the call fails as a network error, and is retried.
+        Call(sent.then_some(rx))
+    }
+}
+
+/// The CLI's clock: milliseconds since the run started, and sleeps on futures-timer's thread.
+pub struct Clock(Instant);
+
+impl Clock {
+    pub fn start() -> Clock {
+        Clock(Instant::now())
+    }
+}
+
+impl driver::Clock for Clock {
+    type Sleep = futures_timer::Delay;
+    fn now(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1000.0
+    }
+    fn sleep(&self, ms: f64) -> futures_timer::Delay {
+        futures_timer::Delay::new(Duration::from_secs_f64((ms / 1000.0).clamp(0.0, 86_400.0)))
     }
 }
 

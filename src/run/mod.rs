@@ -10,19 +10,22 @@
 //! - [`engine`]: the queue. It decides what to send next (per-target concurrency and rate
 //!   limits, [`limits`]), what to do with each answer (store it, retry it after a
 //!   [`backoff`], or give up), and reports [`progress`];
+//! - [`driver`]: the one loop that runs the engine, over a transport, a clock and a store
+//!   that each target supplies (the CLI's ureq and journal, the page's fetch and IndexedDB);
 //! - [`journal`]: the CLI's append-only store of finished records, read back on resume;
 //! - [`batch`]: the same plan through the providers' batch APIs instead of live calls, and
 //!   [`batch_plan`], the page's way to it (one provider and model plus a cases file).
 //!
-//! Nothing here does I/O or reads a clock: the page's run worker (`fetch`, IndexedDB,
-//! `performance.now()`) and the CLI's native transport drive the same engine with the time
-//! and the bytes they have, so the two cannot behave differently and tests can play a whole
-//! run with a fake clock.
+//! Nothing here does I/O or reads a clock: the driver reaches both through traits whose
+//! implementations live at the edges (`src/cli/transport.rs`, `src/web/fetch.rs`), so the CLI
+//! and the page run the same loop over the same engine, and tests can play a whole run with a
+//! fake clock.
 
 pub mod backoff;
 pub mod batch;
 pub mod batch_plan;
 pub mod cases;
+pub mod driver;
 pub mod dry_run;
 pub mod embed_texts;
 pub mod engine;

@@ -30,6 +30,8 @@ mod demo;
 #[cfg(feature = "tools")]
 mod divergence;
 #[cfg(feature = "tools")]
+mod fetch;
+#[cfg(feature = "tools")]
 mod requirements;
 #[cfg(feature = "tools")]
 mod run;

@@ -1,7 +1,17 @@
 //! The facade of runs against LLM providers: a [`RunSession`] over the run engine for the
 //! page's run worker, and the provider facts the Run tab shows (specs, model lists, the
-//! advice for a refused call). The worker does the fetching and the storing; everything it
-//! decides with goes through here, so the page and the CLI run the same engine.
+//! advice for a refused call). [`RunSession::drive`] runs the same driver loop as the CLI
+//! ([`crate::run::driver`]) with fetch as its transport (`super::fetch`), so the page and the
+//! CLI send, retry, wait and store alike; the worker keeps only the IndexedDB store and the
+//! messages to the page.
+//!
+//! Storage stays in JavaScript (www/run-store.js), called back once per settled record: the
+//! store is a few IndexedDB requests and their promise plumbing, which read more plainly as
+//! JavaScript than through web-sys's callbacks, and the callback issues the write before the
+//! driver takes its next step, which is the guarantee that matters (a failed commit, reported
+//! later, pauses the run from JavaScript).
+
+use super::fetch::{Advice, Fetch, WorkerClock};
 
 use super::{fail, failed, from_js, to_js};
 use crate::formats::{self, FileFormat};
@@ -11,20 +21,91 @@ use crate::providers::response::{RawResponse, parse_models};
 use crate::providers::spec::ALL_KINDS;
 use crate::providers::{ProviderKind, redact};
 use crate::record::Record;
+use crate::run::driver::{self, Overhead, Stop};
 use crate::run::plan::PlanError;
 use crate::run::price::PriceTable;
 use crate::run::{CallResult, Completion, Engine, Plan, RunSpec, TransportError, cases};
+use futures_channel::mpsc::{UnboundedSender, unbounded};
 use js_sys::{Array, Reflect, Uint8Array};
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// Cases files and responses above this size are refused rather than copied into memory.
 const MAX_BYTES: usize = 256 << 20;
 
 /// One run in the run worker: the plan, the queue, and the records as they come in.
+///
+/// The engine is shared (`Rc<RefCell>`) between the driver loop, which runs between the
+/// worker's events, and the methods the worker calls (pause, progress...); neither holds a
+/// borrow across an `await`, so they never overlap.
 #[wasm_bindgen]
 pub struct RunSession {
-    engine: Engine,
+    engine: Rc<RefCell<Engine>>,
+    overhead: Rc<Cell<Overhead>>,
+    advice: Rc<RefCell<Advice>>,
+    /// Set while a driver loop runs: wakes it when a resume or a retry has work for it.
+    poke: Rc<RefCell<Option<UnboundedSender<()>>>>,
+}
+
+impl RunSession {
+    fn over(engine: Engine) -> RunSession {
+        let endpoints = engine.plan().spec.targets.iter().map(|t| (t.id.clone(), t.endpoint())).collect();
+        RunSession {
+            engine: Rc::new(RefCell::new(engine)),
+            overhead: Rc::default(),
+            advice: Rc::new(RefCell::new(Advice::new(endpoints))),
+            poke: Rc::default(),
+        }
+    }
+
+    fn poke(&self) {
+        if let Some(tx) = self.poke.borrow().as_ref() {
+            // A closed channel means the loop has ended; the worker starts another.
+            let _ = tx.unbounded_send(());
+        }
+    }
+}
+
+/// The page's store: the worker's callback `(record, vectors | null)`, which issues the
+/// IndexedDB write and returns (it throws only if the write cannot even be started).
+struct JsStore(js_sys::Function);
+
+impl driver::Store for JsStore {
+    fn store(&mut self, record: &Record, embeddings: Option<&[Vec<f64>]>) -> Result<(), String> {
+        let text = |v: JsValue| {
+            v.as_string().unwrap_or_else(|| js_sys::JSON::stringify(&v).map(String::from).unwrap_or_default())
+        };
+        let message = |v: JsValue| {
+            Reflect::get(&v, &JsValue::from_str("message")).ok().and_then(|m| m.as_string()).unwrap_or_else(|| text(v))
+        };
+        let record = to_js(record).map_err(message)?;
+        let vectors = match embeddings {
+            Some(v) => to_js(&v).map_err(message)?,
+            None => JsValue::NULL,
+        };
+        self.0.call2(&JsValue::NULL, &record, &vectors).map(|_| ()).map_err(message)
+    }
+}
+
+/// The driver's cost per settled call in the worker (ms), for the Run tab and the benchmark.
+#[derive(serde::Serialize)]
+struct OverheadPerCall {
+    calls: u64,
+    next_ms: f64,
+    complete_ms: f64,
+    store_ms: f64,
+    per_call_ms: f64,
+}
+
+/// What the worker shows: the engine's progress, the advice per target, the driver's cost.
+#[derive(serde::Serialize)]
+struct PageProgress<'a> {
+    #[serde(flatten)]
+    progress: crate::run::progress::Progress,
+    advice: &'a HashMap<String, String>,
+    overhead: OverheadPerCall,
 }
 
 fn kind_of(kind: &str) -> Result<ProviderKind, JsValue> {
@@ -158,7 +239,7 @@ impl RunSession {
             PlanError::NoCases => fail("cases", &format!("{name}: {e}"), &e),
             e => failed(e),
         })?;
-        Ok(RunSession { engine: Engine::new(plan, &HashMap::new()) })
+        Ok(RunSession::over(Engine::new(plan, &HashMap::new())))
     }
 
     /// An embedding run of `spec` over the texts in `bytes` (JSONL, one {"id", "text"} per line;
@@ -168,32 +249,32 @@ impl RunSession {
         let spec = checked_spec(spec, name, bytes)?;
         let texts = crate::run::embed_texts::read(name, bytes).map_err(|p| fail("cases", &p.to_string(), &p))?;
         let plan = Plan::embed(spec, &texts, batch as usize).map_err(failed)?;
-        Ok(RunSession { engine: Engine::new(plan, &HashMap::new()) })
+        Ok(RunSession::over(Engine::new(plan, &HashMap::new())))
     }
 
     /// Calls, tokens and cost per target and model, and the reasons to confirm first.
     pub fn estimate(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.plan().estimate())
+        to_js(&self.engine.borrow().plan().estimate())
     }
 
     /// The spec as planned (ids filled in); it holds no key, so the worker may store it.
     pub fn spec(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.plan().spec)
+        to_js(&self.engine.borrow().plan().spec)
     }
 
     pub fn calls(&self) -> u32 {
-        self.engine.plan().calls.len() as u32
+        self.engine.borrow().plan().calls.len() as u32
     }
 
     /// Sets (or clears, with "") the key of target `target`; false when there is no such target.
     pub fn set_key(&mut self, target: &str, key: &str) -> bool {
-        self.engine.set_key(target, key)
+        self.engine.borrow_mut().set_key(target, key)
     }
 
     /// Takes the records a store holds (an array of record objects); they are never sent again.
     pub fn restore(&mut self, records: JsValue) -> Result<u32, JsValue> {
         let records: Vec<Record> = list_from_js("records", records)?;
-        Ok(self.engine.restore(&records) as u32)
+        Ok(self.engine.borrow_mut().restore(&records) as u32)
     }
 
     /// What [`RunSession::restore`] set aside: stored records made for another request than
@@ -205,9 +286,10 @@ impl RunSession {
             records: usize,
             cases: Vec<&'a str>,
         }
-        let ids: std::collections::HashSet<&str> = self.engine.stale().iter().map(String::as_str).collect();
+        let engine = self.engine.borrow();
+        let ids: std::collections::HashSet<&str> = engine.stale().iter().map(String::as_str).collect();
         let (mut cases, mut seen) = (vec![], std::collections::HashSet::new());
-        for call in &self.engine.plan().calls {
+        for call in &engine.plan().calls {
             let case = call.record.case_id.as_str();
             if ids.contains(call.record.record_id.as_str()) && seen.insert(case) {
                 cases.push(case);
@@ -222,7 +304,7 @@ impl RunSession {
         if !now.is_finite() {
             return Err(fail("input", "now: expected a finite time in milliseconds", &()));
         }
-        to_js(&self.engine.next(now))
+        to_js(&self.engine.borrow_mut().next(now))
     }
 
     /// Hands back what dispatch (`call`, `attempt`) got; returns {kind: "answered" | "retrying"
@@ -241,44 +323,85 @@ impl RunSession {
         }
         let response = response_from_js(&response)?;
         let result = CallResult { response, latency_ms: latency_ms.max(0.0), unix_ms: unix_ms as i64 };
-        let done: Completion = self.engine.complete(call, attempt, result, now);
+        let done: Completion = self.engine.borrow_mut().complete(call, attempt, result, now);
         to_js(&done)
     }
 
     /// When to ask `next` again if nothing completes first (ms; Infinity when only a completion can help).
     pub fn wake_at(&self) -> f64 {
-        self.engine.wake_at()
+        self.engine.borrow().wake_at()
     }
 
+    /// Runs the driver loop (fetch, retries, waits) until nothing is in flight and nothing is
+    /// scheduled: every call settled, or the run paused or cancelled. `store(record, vectors)`
+    /// is called for each settled record before anything else is sent; `origin` is the page's,
+    /// for the advice when calls get no HTTP answer. Resolves to null, or to the message of a
+    /// store that threw (the run is then paused). While a loop runs, another call only wakes it.
+    pub fn drive(&self, store: js_sys::Function, origin: String) -> js_sys::Promise {
+        if self.poke.borrow().is_some() {
+            self.poke();
+            return js_sys::Promise::resolve(&JsValue::NULL);
+        }
+        let (tx, mut rx) = unbounded();
+        *self.poke.borrow_mut() = Some(tx);
+        self.advice.borrow_mut().origin = origin;
+        let (engine, overhead, poke) = (Rc::clone(&self.engine), Rc::clone(&self.overhead), Rc::clone(&self.poke));
+        let transport = Fetch { advice: Rc::clone(&self.advice) };
+        wasm_bindgen_futures::future_to_promise(async move {
+            let mut store = JsStore(store);
+            let stop =
+                driver::drive(&engine, &transport, &WorkerClock, &mut store, &overhead, &mut rx, f64::INFINITY).await;
+            poke.borrow_mut().take();
+            Ok(match stop {
+                Stop::Idle => JsValue::NULL,
+                Stop::StoreFailed(message) => JsValue::from_str(&message),
+            })
+        })
+    }
+
+    /// The progress, with `advice` (per target id, when its calls get no HTTP answer) and the
+    /// driver's `overhead` per settled call.
     pub fn progress(&mut self, now: f64) -> Result<JsValue, JsValue> {
-        to_js(&self.engine.progress(if now.is_finite() { now } else { 0.0 }))
+        let progress = self.engine.borrow_mut().progress(if now.is_finite() { now } else { 0.0 });
+        let o = self.overhead.get().per_call();
+        let overhead = OverheadPerCall {
+            calls: o.calls,
+            next_ms: o.next_ms,
+            complete_ms: o.complete_ms,
+            store_ms: o.store_ms,
+            per_call_ms: o.next_ms + o.complete_ms + o.store_ms,
+        };
+        to_js(&PageProgress { progress, advice: &self.advice.borrow().given, overhead })
     }
 
     pub fn in_flight(&self) -> u32 {
-        self.engine.in_flight() as u32
+        self.engine.borrow().in_flight() as u32
     }
 
     pub fn pause(&mut self, now: f64) {
-        self.engine.pause(now);
+        self.engine.borrow_mut().pause(now);
     }
 
     pub fn resume(&mut self) {
-        self.engine.resume();
+        self.engine.borrow_mut().resume();
+        self.poke();
     }
 
     pub fn cancel(&mut self, now: f64) {
-        self.engine.cancel(now);
+        self.engine.borrow_mut().cancel(now);
     }
 
     pub fn retry_failed(&mut self) -> u32 {
-        self.engine.retry_failed() as u32
+        let n = self.engine.borrow_mut().retry_failed() as u32;
+        self.poke();
+        n
     }
 
     /// Replaces the price table ({currency, rows: [{model, input_per_million, output_per_million}]}).
     pub fn set_prices(&mut self, table: JsValue) -> Result<(), JsValue> {
         let table: PriceTable = from_js("price table", table)?;
         table.check().map_err(|m| fail("input", &m, &()))?;
-        self.engine.set_prices(table);
+        self.engine.borrow_mut().set_prices(table);
         Ok(())
     }
 
@@ -286,7 +409,7 @@ impl RunSession {
     pub fn export(&self, format: &str) -> Result<String, JsValue> {
         let format = export_format(format)?;
         let settled: Vec<Record> =
-            self.engine.records().filter(|r| r.status != crate::record::Status::Pending).cloned().collect();
+            self.engine.borrow().records().filter(|r| r.status != crate::record::Status::Pending).cloned().collect();
         Ok(formats::write(&settled, format))
     }
 }

@@ -1,0 +1,152 @@
+//! The page's side of the run driver ([`crate::run::driver`]): calls go out with fetch
+//! (through gloo-net) from the run worker, the clock is the worker's `performance.now()` and
+//! its sleeps are `setTimeout`s (gloo-timers).
+//!
+//! A dispatch is sent with exactly the headers the engine built (they carry the target's own
+//! key), no cookies and no referrer. Its timeout is an `AbortController` that aborts the
+//! request and the reading of its body alike; the timer is cleared when the answer is in.
+//! Nothing here logs a dispatch or puts a key into an error.
+
+use crate::providers::cors::fetch_failure_advice;
+use crate::providers::request::{Endpoint, Method};
+use crate::providers::response::RawResponse;
+use crate::run::driver;
+use crate::run::{CallResult, Dispatch, TransportError};
+use gloo_net::http::{Headers, RequestBuilder};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use web_sys::{AbortController, ReferrerPolicy, RequestCredentials};
+
+/// Answers above this size are refused rather than handed to the engine.
+const MAX_BODY_BYTES: usize = 256 << 20;
+/// A target whose calls fail this many times in a row without any HTTP answer gets the advice.
+const NETWORK_STREAK: u32 = 3;
+/// The longest wait `setTimeout` takes (2^31 - 1 ms).
+const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+#[wasm_bindgen]
+extern "C" {
+    // `performance` is a global in windows and workers alike.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// The worker's clock.
+pub struct WorkerClock;
+
+impl driver::Clock for WorkerClock {
+    type Sleep = gloo_timers::future::TimeoutFuture;
+    fn now(&self) -> f64 {
+        performance_now()
+    }
+    fn sleep(&self, ms: f64) -> Self::Sleep {
+        gloo_timers::future::TimeoutFuture::new(ms.ceil().clamp(0.0, MAX_TIMEOUT_MS) as u32)
+    }
+}
+
+/// What to tell the user about a target whose calls never get an HTTP answer (CORS, a local
+/// server's allowed origins): computed once, after [`NETWORK_STREAK`] such failures in a row.
+#[derive(Default)]
+pub struct Advice {
+    endpoints: HashMap<String, Endpoint>,
+    pub origin: String,
+    streak: HashMap<String, u32>,
+    pub given: HashMap<String, String>,
+}
+
+impl Advice {
+    pub fn new(endpoints: HashMap<String, Endpoint>) -> Advice {
+        Advice { endpoints, ..Advice::default() }
+    }
+
+    fn note(&mut self, target: &str, response: &Result<RawResponse, TransportError>) {
+        if !matches!(response, Err(TransportError::Network(_))) {
+            self.streak.insert(target.to_string(), 0);
+            return;
+        }
+        let n = self.streak.entry(target.to_string()).or_default();
+        *n += 1;
+        if *n >= NETWORK_STREAK
+            && !self.given.contains_key(target)
+            && let Some(endpoint) = self.endpoints.get(target)
+        {
+            self.given.insert(target.to_string(), fetch_failure_advice(endpoint, &self.origin));
+        }
+    }
+}
+
+/// fetch as the driver's transport.
+pub struct Fetch {
+    pub advice: Rc<RefCell<Advice>>,
+}
+
+impl driver::Transport for Fetch {
+    type Call = Pin<Box<dyn Future<Output = CallResult>>>;
+    fn send(&self, d: Dispatch) -> Self::Call {
+        let advice = Rc::clone(&self.advice);
+        Box::pin(async move {
+            let started = performance_now();
+            let response = exchange(&d).await;
+            advice.borrow_mut().note(&d.target, &response);
+            CallResult { response, latency_ms: performance_now() - started, unix_ms: js_sys::Date::now() as i64 }
+        })
+    }
+}
+
+async fn exchange(d: &Dispatch) -> Result<RawResponse, TransportError> {
+    let network = |what: &str| TransportError::Network(what.to_string());
+    let controller = AbortController::new().map_err(|_| network("the browser has no AbortController"))?;
+    let signal = controller.signal();
+    // Dropped (and so cleared) when this function returns, answer or not.
+    let _timer =
+        gloo_timers::callback::Timeout::new(d.timeout_ms.ceil().clamp(0.0, MAX_TIMEOUT_MS) as u32, move || {
+            controller.abort()
+        });
+    // Built by hand rather than with gloo-net's `header`, which throws on a value the browser
+    // refuses (a key pasted with a stray character); the message never quotes the value.
+    let headers = web_sys::Headers::new().map_err(|_| network("the browser has no Headers"))?;
+    for (name, value) in &d.headers {
+        headers
+            .append(name, value)
+            .map_err(|_| network(&format!("the {name} header is not a valid HTTP header value (check the key)")))?;
+    }
+    let builder = RequestBuilder::new(&d.url)
+        .method(match d.method {
+            Method::Get => gloo_net::http::Method::GET,
+            Method::Post => gloo_net::http::Method::POST,
+        })
+        .headers(Headers::from_raw(headers))
+        // No cache mode: "no-store" would also bypass Chromium's CORS preflight cache and cost
+        // one OPTIONS round trip per call (a POST is never served from the HTTP cache anyway).
+        .credentials(RequestCredentials::Omit)
+        .referrer_policy(ReferrerPolicy::NoReferrer)
+        .abort_signal(Some(&signal));
+    let request = match &d.body {
+        Some(body) => builder.body(body.as_str()),
+        None => builder.build(),
+    };
+    let failed = |e: gloo_net::Error| match signal.aborted() {
+        true => TransportError::Timeout,
+        false => TransportError::Network(message(e)),
+    };
+    let response = request.map_err(&failed)?.send().await.map_err(&failed)?;
+    let status = response.status();
+    let headers = response.headers().entries().collect();
+    let body = response.binary().await.map_err(&failed)?;
+    if body.len() > MAX_BODY_BYTES {
+        return Err(network("the response is larger than 256 MB"));
+    }
+    Ok(RawResponse { status, headers, body })
+}
+
+/// The browser's own words ("Failed to fetch"), without gloo-net's wrapping.
+fn message(e: gloo_net::Error) -> String {
+    match e {
+        gloo_net::Error::JsError(js) => js.message,
+        other => other.to_string(),
+    }
+}
