@@ -351,6 +351,10 @@ fn divergence_sampling_prompts_get_fillers_the_method_reads() {
     let r = s.report("T").unwrap();
     assert_eq!(r.omitted, vec![], "{:?}", r.limitations);
     let div = r.sections.iter().find(|x| x.method == "divergence").expect("a divergence section");
-    assert!(div.figures.iter().any(|f| f.model == "mock-b" && f.value.is_some_and(f64::is_finite)), "{:?}", div.figures);
+    assert!(
+        div.figures.iter().any(|f| f.model == "mock-b" && f.value.is_some_and(f64::is_finite)),
+        "{:?}",
+        div.figures
+    );
     assert!(!div.comparisons.is_empty());
 }

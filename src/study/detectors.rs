@@ -29,7 +29,8 @@ pub struct DetectorRow {
 
 /// One row per model in `models` that has answers among `records`.
 pub fn tally(records: &[Record], models: &[String]) -> Vec<DetectorRow> {
-    let lexicon = Lexicon::builtin();
+    static LEXICON: std::sync::OnceLock<Lexicon> = std::sync::OnceLock::new();
+    let lexicon = LEXICON.get_or_init(Lexicon::builtin);
     models
         .iter()
         .filter_map(|m| {
@@ -37,10 +38,12 @@ pub fn tally(records: &[Record], models: &[String]) -> Vec<DetectorRow> {
             for r in records.iter().filter(|r| &r.model == m) {
                 let (a, b) = match r.status {
                     Status::Refused => (true, true),
-                    Status::Ok => (
-                        lexicon.find(&r.response, &r.language).is_some(),
-                        crate::text::refusal_opening::refuses(&lexicon, &r.response, &r.language),
-                    ),
+                    Status::Ok => {
+                        // The opening rule looks for the lexicon's phrases in a prefix of the
+                        // reply, so it can only say "refusal" where the lexicon does.
+                        let lex = lexicon.find(&r.response, &r.language).is_some();
+                        (lex, lex && crate::text::refusal_opening::refuses(lexicon, &r.response, &r.language))
+                    }
                     _ => continue,
                 };
                 row.judged += 1;

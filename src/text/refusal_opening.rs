@@ -26,7 +26,7 @@ pub fn first_sentence(text: &str) -> &str {
 
 /// Whether the opening rule calls `text` (in `language`) a refusal.
 pub fn refuses(lexicon: &Lexicon, text: &str, language: &str) -> bool {
-    text.split_whitespace().count() <= MAX_WORDS && lexicon.find(first_sentence(text), language).is_some()
+    text.split_whitespace().nth(MAX_WORDS).is_none() && lexicon.find(first_sentence(text), language).is_some()
 }
 
 #[cfg(test)]
