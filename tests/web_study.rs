@@ -53,6 +53,10 @@ fn a_bad_study_is_refused_with_its_location() {
     assert!(s.add_records("x.csv", b"not,a\nrecord,table", None, None).is_err());
     assert!(s.add_records("x.jsonl", b"\xff\xfe", Some("bbq".into()), None).is_err());
     assert!(s.add_records("x.jsonl", b"{}", Some("nonsense".into()), None).is_err());
+    let err =
+        s.add_records("x.jsonl", b"{}", None, Some("borrowed".into())).err().expect("an unknown origin is refused");
+    let message = get(&err, "message").as_string().unwrap_or_default();
+    assert!(message.contains("origin") && message.contains("borrowed"), "{message}");
 }
 
 #[wasm_bindgen_test]
