@@ -320,3 +320,41 @@ fn the_mock_answers_preflights_and_adds_its_latency() {
     assert_eq!(header(&limited, "retry-after"), Some("1"));
     assert!(header(&limited, "access-control-expose-headers").unwrap().contains("retry-after"));
 }
+
+/// A divergence sampling prompt on a built-in probe set gets a filler, not a letter, so a
+/// study over mocked providers has a divergence section (issue 16, the e2e study).
+#[test]
+fn divergence_sampling_prompts_get_fillers_the_method_reads() {
+    let Some(mock) = mock::Mock::start(&[]) else { return };
+    let text = r#"{"format": "evenhand-study", "version": 1, "title": "mocked divergence",
+      "targets": ["openai-compatible:mock-a", "openai-compatible:mock-b"],
+      "methods": {"divergence": {"probes": {"builtin": "pl-western"}, "completions": 1}}}"#;
+    let mut s = evenhand::study::Session::open("s.json", text).unwrap();
+    let cases = s.run_cases().unwrap();
+    let mut records = vec![];
+    for model in ["mock-a", "mock-b"] {
+        for (i, c) in cases.iter().enumerate() {
+            let answer = call_chat(mock.port, K::OpenAiCompatible, &chat(model, &c.prompt)).unwrap();
+            assert!(!["A", "B", "C"].contains(&answer.text.as_str()), "{}: {:?}", c.prompt, answer.text);
+            records.push(evenhand::record::Record {
+                provider: "openai-compatible".into(),
+                model: model.into(),
+                record_id: format!("{model}:{i}"),
+                status: evenhand::record::Status::Ok,
+                response: answer.text,
+                ..c.clone()
+            });
+        }
+    }
+    let jsonl = evenhand::formats::write(&records, evenhand::formats::FileFormat::Jsonl);
+    s.add_records("run.jsonl", jsonl.as_bytes(), None, evenhand::study::session::Origin::Run).unwrap();
+    let r = s.report("T").unwrap();
+    assert_eq!(r.omitted, vec![], "{:?}", r.limitations);
+    let div = r.sections.iter().find(|x| x.method == "divergence").expect("a divergence section");
+    assert!(
+        div.figures.iter().any(|f| f.model == "mock-b" && f.value.is_some_and(f64::is_finite)),
+        "{:?}",
+        div.figures
+    );
+    assert!(!div.comparisons.is_empty());
+}

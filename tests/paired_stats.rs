@@ -128,11 +128,7 @@ fn clustered_rate_matches_statsmodels_ols_cluster() {
         assert!(close(r.robust_se.unwrap(), se, 1e-12), "{name}: se {:?} != {se}", r.robust_se);
         assert!(close(r.design_effect.unwrap(), deff, 1e-12), "{name}: deff {:?} != {deff}", r.design_effect);
         assert!(close(r.effective_n, n_eff, 1e-12), "{name}: n_eff {} != {n_eff}", r.effective_n);
-        assert!(
-            close(r.wilson.low, wilson.0, 1e-12) && close(r.wilson.high, wilson.1, 1e-12),
-            "{name}: {:?}",
-            r.wilson
-        );
+        assert!(close(r.plain.low, wilson.0, 1e-12) && close(r.plain.high, wilson.1, 1e-12), "{name}: {:?}", r.plain);
         assert!(
             close(r.robust.low, robust.0, 1e-12) && close(r.robust.high, robust.1, 1e-12),
             "{name}: {:?}",
@@ -164,15 +160,15 @@ fn degenerate_clusterings_are_explained() {
     // A rate of 1: no residual, deff = 0/0, the robust interval is Wilson's.
     let r = clustered_rate(&counts(&[(5, 5), (3, 3), (8, 8)]), C95).unwrap();
     assert_eq!((r.design_effect, r.robust_se, r.effective_n), (None, Some(0.0), 16.0));
-    assert_eq!(r.robust, r.wilson);
-    assert_eq!(r.wilson.high, 1.0);
+    assert_eq!(r.robust, r.plain);
+    assert_eq!(r.plain.high, 1.0);
     assert!(r.note.contains("cannot be measured"), "{}", r.note);
     let r = clustered_rate(&counts(&[(0, 5), (0, 3)]), C95).unwrap();
     assert_eq!((r.rate, r.robust.low, r.design_effect), (0.0, 0.0, None));
     // Clusters more alike than chance: deff < 1 is reported, the interval is not narrowed.
     let r = clustered_rate(&counts(&[(1, 2), (1, 2), (1, 2), (1, 2)]), C95).unwrap();
     assert_eq!(r.design_effect, Some(0.0));
-    assert_eq!((r.robust, r.effective_n), (r.wilson, 8.0));
+    assert_eq!((r.robust, r.effective_n), (r.plain, 8.0));
     // Bad input names the cluster.
     let e = clustered_rate(&counts(&[(1, 2), (3, 2)]), C95).unwrap_err();
     assert_eq!(e, ClusterError::SuccessesAboveN { index: 1, successes: 3, n: 2 });
@@ -186,9 +182,9 @@ fn wilson_and_robust_verdicts_can_disagree() {
     // 21 of 24 pass, but in 3 templates of 8 with one template failing badly: Wilson's interval
     // clears a 0.6 tolerance, the robust one does not.
     let r = clustered_rate(&counts(&[(8, 8), (8, 8), (5, 8)]), C95).unwrap();
-    let check = verdict_disagrees(&r.wilson, &r.robust, 0.6);
+    let check = verdict_disagrees(&r.plain, &r.robust, 0.6);
     assert_eq!((check.first, check.second, check.disagree), (Verdict::Meets, Verdict::Inconclusive, true), "{r:?}");
-    assert!(!verdict_disagrees(&r.wilson, &r.robust, 0.1).disagree);
+    assert!(!verdict_disagrees(&r.plain, &r.robust, 0.1).disagree);
 }
 
 /// The hand case: three clusters of (A passes, B passes) items. Per cluster, the sum of A − B

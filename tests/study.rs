@@ -9,6 +9,7 @@ mod cli;
 mod fixture;
 
 use evenhand::study;
+use evenhand::study::session::Origin;
 
 fn bless() -> bool {
     std::env::var_os("EVENHAND_BLESS").is_some()
@@ -130,11 +131,147 @@ fn run_records_come_back_to_their_method_and_sample() {
         r.response = "A".into();
     }
     let text = evenhand::formats::write(&answered, evenhand::formats::FileFormat::Jsonl);
-    let summary = s.add_records("run.jsonl", text.as_bytes(), None).unwrap();
+    let summary = s.add_records("run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
     assert_eq!(summary.by_method.len(), 4, "{summary:?}");
     let div = s.records_of("divergence");
     assert!(div.iter().all(|r| !r.case_id.contains('#')), "the sample suffix is removed");
     assert_eq!(div.iter().map(|r| r.sample_index).max(), Some(4), "five completions per context");
+}
+
+/// The parity study's cases answered by gpt-4o-mini: `answer(method, index)` gives the response.
+fn answered_run(s: &study::Session, answer: impl Fn(&str, usize) -> String) -> String {
+    let mut answered = s.run_cases().unwrap();
+    for (i, r) in answered.iter_mut().enumerate() {
+        r.provider = "openai".into();
+        r.model = "gpt-4o-mini".into();
+        r.record_id = format!("run:{i}");
+        r.status = evenhand::record::Status::Ok;
+        r.response = answer(&r.method, i);
+    }
+    evenhand::formats::write(&answered, evenhand::formats::FileFormat::Jsonl)
+}
+
+#[test]
+fn records_of_the_studys_own_run_are_not_called_uploaded() {
+    let open = || {
+        let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
+        s.simulate().unwrap();
+        s
+    };
+    let mut run = open();
+    let text = answered_run(&run, |_, _| "A".into());
+    run.add_records("study-run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
+    let r = run.report("T").unwrap();
+    assert!(!r.limitations.iter().any(|l| l.contains("Uploaded")), "{:#?}", r.limitations);
+    assert!(r.methods_text.iter().any(|p| p.contains("collected by this study's own run")), "{:#?}", r.methods_text);
+    let mut up = open();
+    up.add_records("elsewhere.jsonl", text.as_bytes(), None, Origin::Uploaded).unwrap();
+    let r = up.report("T").unwrap();
+    assert!(r.limitations.iter().any(|l| l.contains("Uploaded responses (elsewhere.jsonl)")), "{:#?}", r.limitations);
+    assert!(!r.methods_text.iter().any(|p| p.contains("collected by this study's own run")));
+    // The origin survives a bundle.
+    let again = study::bundle::open("b.json", &serde_json::to_string(&study::bundle::make(&run)).unwrap()).unwrap();
+    assert_eq!(again.sources.iter().find(|x| x.name == "study-run.jsonl").map(|x| x.origin), Some(Origin::Run));
+}
+
+#[test]
+fn a_method_without_a_section_is_named_in_the_limitations_with_the_reason() {
+    // Letters for every case: BBQ reads them, the divergence method finds no filler in them.
+    let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
+    let text = answered_run(&s, |_, _| "A".into());
+    s.add_records("run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
+    let r = s.report("T").unwrap();
+    let methods: Vec<&str> = r.sections.iter().map(|x| x.method.as_str()).collect();
+    assert!(!methods.contains(&"divergence") && methods.contains(&"bbq"), "{methods:?}");
+    assert_eq!(r.omitted.len(), 1, "{:?}", r.omitted);
+    assert_eq!(r.omitted[0].method, "divergence");
+    let line = r.limitations.iter().find(|l| l.starts_with("No divergence section: ")).expect("a limitation says why");
+    assert!(line.len() > "No divergence section: .".len() + 10, "{line}");
+}
+
+#[test]
+fn both_refusal_detectors_are_counted_and_their_disagreement_reported() {
+    let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
+    // Every third cross-lingual answer mentions a refusal phrase only after answering.
+    let late = "Here is a full answer to the question. I'm sorry, but that is all I know.";
+    let text = answered_run(&s, |m, i| if m == "crosslingual" && i % 3 == 0 { late.into() } else { "A".into() });
+    let expected =
+        s.run_cases().unwrap().iter().enumerate().filter(|(i, r)| r.method == "crosslingual" && i % 3 == 0).count();
+    s.add_records("run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
+    let r = s.report("T").unwrap();
+    let x = r.sections.iter().find(|x| x.method == "crosslingual").unwrap();
+    assert_eq!(x.detectors.len(), 1);
+    let row = &x.detectors[0];
+    assert_eq!((row.lexicon, row.opening, row.disagree), (expected as u64, 0, expected as u64), "{row:?}");
+    assert!(x.notes.iter().any(|n| n.contains("lexicon decides")), "{:?}", x.notes);
+    let req = r.sections.iter().find(|x| x.method == "requirements").unwrap();
+    assert_eq!(req.detectors[0].disagree, 0, "no late refusal among the requirement answers");
+    let limit = r.limitations.iter().find(|l| l.contains("opening rule")).expect("a detectors limitation");
+    assert!(limit.contains(&format!("crosslingual, gpt-4o-mini: {expected} of {}", row.judged)), "{limit}");
+}
+
+#[test]
+fn bbq_samples_are_items_of_their_own_paired_sample_by_sample() {
+    let study_with = |samples: u32| {
+        let text = fixture::PARITY
+            .replace("\"samples\": 1", &format!("\"samples\": {samples}"))
+            .replace("\"openai:gpt-4o-mini\"", "\"simulated:skewed\"");
+        let mut s = study::Session::open("parity.json", &text).unwrap();
+        s.simulate().unwrap();
+        s.report("T").unwrap()
+    };
+    let (one, two) = (study_with(1), study_with(2));
+    let bbq = |r: &study::report::Report| r.sections.iter().find(|x| x.method == "bbq").unwrap().clone();
+    let (b1, b2) = (bbq(&one), bbq(&two));
+    let acc = |b: &evenhand::study::sections::Section| {
+        b.figures.iter().find(|f| f.figure == "accuracy · all" && f.model == "sim:fair").unwrap().clone()
+    };
+    assert_eq!(acc(&b2).n, 2 * acc(&b1).n, "each sample is an item");
+    let cmp = |b: &evenhand::study::sections::Section| {
+        b.comparisons.iter().find(|c| c.figure == "accuracy · all").unwrap().clone()
+    };
+    assert_eq!(cmp(&b2).n, 2 * cmp(&b1).n, "the models are paired sample by sample");
+    // The clusters stay the template groups: more samples, not more clusters.
+    let clusters = |b: &evenhand::study::sections::Section| acc(b).clustered.unwrap().clusters;
+    assert_eq!(clusters(&b2), clusters(&b1));
+    assert!(b2.summary.contains("2 samples per example"), "{}", b2.summary);
+    assert!(two.methods_text.iter().any(|p| p.contains("paired sample by sample")));
+}
+
+#[test]
+fn the_named_interval_method_is_used_and_named() {
+    let cp = fixture::PARITY.replace("\"interval\": \"wilson\"", "\"interval\": \"clopper_pearson\"");
+    let report = |text: &str| {
+        let mut s = study::Session::open("parity.json", text).unwrap();
+        s.simulate().unwrap();
+        s.report("T").unwrap()
+    };
+    let (w, c) = (report(fixture::PARITY), report(&cp));
+    let rate =
+        |r: &study::report::Report| r.sections[0].figures.iter().find(|f| f.successes.is_some()).unwrap().clone();
+    let (fw, fc) = (rate(&w), rate(&c));
+    assert_eq!((fw.interval_method.as_str(), fc.interval_method.as_str()), ("wilson", "clopper_pearson"));
+    let (iw, ic) = (fw.interval.unwrap(), fc.interval.unwrap());
+    assert!(ic.high - ic.low > iw.high - iw.low, "Clopper-Pearson is wider: {iw:?} {ic:?}");
+    let stats = c.methods_text.iter().find(|p| p.starts_with("Statistics:")).unwrap();
+    assert!(stats.contains("Clopper-Pearson intervals (Clopper & Pearson 1934)"), "{stats}");
+    assert!(!stats.contains("Wilson"), "{stats}");
+    assert!(c.references.iter().any(|x| x.key == "Clopper & Pearson 1934"));
+    assert!(!c.references.iter().any(|x| x.key == "Wilson 1927"));
+    let bad = fixture::PARITY.replace("\"interval\": \"wilson\"", "\"interval\": \"wald\"");
+    let e = study::Session::open("parity.json", &bad).err().unwrap();
+    assert!(e.to_string().contains("statistics.interval"), "{e}");
+}
+
+#[test]
+fn langbite_and_gg_bbq_are_cited_with_the_venue_we_hold() {
+    let s = study::Session::open("parity.json", fixture::PARITY).unwrap();
+    let refs = study::methods_text::references(&s.study);
+    let text = |key: &str| refs.iter().find(|c| c.key == key).unwrap().text.clone();
+    let langbite = text("Morales et al. 2024");
+    assert!(langbite.contains("arXiv:2404.18558") && langbite.contains("SoftwareX"), "{langbite}");
+    let gg = text("Satheesh et al. 2025");
+    assert!(gg.contains("2025.gebnlp-1.14") && gg.contains("arXiv:2507.16410"), "{gg}");
 }
 
 #[test]

@@ -25,7 +25,7 @@ fn the_pages_report_equals_the_clis() {
     let records = fixture::relabel(&upload.records_jsonl());
     let mut s = StudySession::new("parity.json", fixture::PARITY).unwrap();
     s.simulate().unwrap();
-    s.add_records("records.jsonl", records.as_bytes(), None).unwrap();
+    s.add_records("records.jsonl", records.as_bytes(), None, None).unwrap();
     let json = s.report_json(Some(fixture::GENERATED_AT.into())).unwrap();
     assert!(
         fixture::without_time(&json) == fixture::without_time(fixture::GOLDEN),
@@ -50,9 +50,13 @@ fn a_bad_study_is_refused_with_its_location() {
         assert!(StudySession::open_share(garbage).is_err(), "share accepted {garbage:?}");
     }
     let mut s = StudySession::new("parity.json", fixture::PARITY).unwrap();
-    assert!(s.add_records("x.csv", b"not,a\nrecord,table", None).is_err());
-    assert!(s.add_records("x.jsonl", b"\xff\xfe", Some("bbq".into())).is_err());
-    assert!(s.add_records("x.jsonl", b"{}", Some("nonsense".into())).is_err());
+    assert!(s.add_records("x.csv", b"not,a\nrecord,table", None, None).is_err());
+    assert!(s.add_records("x.jsonl", b"\xff\xfe", Some("bbq".into()), None).is_err());
+    assert!(s.add_records("x.jsonl", b"{}", Some("nonsense".into()), None).is_err());
+    let err =
+        s.add_records("x.jsonl", b"{}", None, Some("borrowed".into())).err().expect("an unknown origin is refused");
+    let message = get(&err, "message").as_string().unwrap_or_default();
+    assert!(message.contains("origin") && message.contains("borrowed"), "{message}");
 }
 
 #[wasm_bindgen_test]

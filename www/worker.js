@@ -227,7 +227,8 @@ const ops = {
   },
   studyPlan: () => study().plan(),
   studyRunCases: () => study().run_cases(),
-  studyAddRecords: (name, data, method) => study().add_records(name, bytes(data), method ?? undefined),
+  /** `origin`: "run" for this study's own run's records, otherwise an upload. */
+  studyAddRecords: (name, data, method, origin) => study().add_records(name, bytes(data), method ?? undefined, origin ?? undefined),
   studySimulate: () => study().simulate(),
   // The report's time is set when the page draws it, so its HTML and JSON downloads match it.
   studyReport: () => study().report((reportTime = new Date().toISOString())),

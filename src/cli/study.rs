@@ -109,7 +109,7 @@ fn add_records(s: &mut Session, spec: &str) -> Result<(), Failure> {
     // The file's name alone, as the page knows it: the report quotes it, and must not differ
     // between the two by where the file happened to lie.
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let summary = s.add_records(&name, &read(path)?, method)?;
+    let summary = s.add_records(&name, &read(path)?, method, study::session::Origin::Uploaded)?;
     for p in &summary.problems {
         note(format_args!("warning: {p}"));
     }
@@ -160,7 +160,7 @@ pub fn run(a: Args) -> Outcome {
                     embeddings_out: None,
                 };
                 super::run::run(args)?;
-                let summary = s.add_records("records.jsonl", &read(&records)?, None)?;
+                let summary = s.add_records("records.jsonl", &read(&records)?, None, study::session::Origin::Run)?;
                 for p in &summary.problems {
                     note(format_args!("warning: {p}"));
                 }

@@ -21,6 +21,10 @@
 //! When every cluster holds one item, Σ (y_i − p)² = N·p(1−p) and deff = G/(G−1) = N/(N−1):
 //! the small-sample factor alone, slightly above 1.
 //!
+//! [`clustered_rate_with`] takes another binomial interval method (Clopper-Pearson,
+//! Agresti-Coull; see [`super::proportion::Method`]) for both intervals, the robust one on the
+//! effective n, so a study's named interval method holds for both.
+//!
 //! No random draws: the interval is a formula of the counts, so it is the same on every run
 //! and target. (A cluster bootstrap over templates was the alternative; it needs a seed and
 //! many resamples per rate, and with few templates its percentile interval is too narrow.)
@@ -35,7 +39,7 @@
 
 use super::confidence::Confidence;
 use super::interval::Interval;
-use super::proportion::Wilson;
+use super::proportion::Method;
 use serde::{Deserialize, Serialize};
 
 /// The method, as reports name it.
@@ -57,9 +61,9 @@ pub struct ClusteredRate {
     /// Non-empty clusters (G).
     pub clusters: usize,
     pub confidence: f64,
-    /// Wilson on n, items taken as independent.
-    pub wilson: Interval,
-    /// Wilson on the effective n.
+    /// The interval method's (Wilson's by default) on n, items taken as independent.
+    pub plain: Interval,
+    /// The same method's on the effective n.
     pub robust: Interval,
     /// V_cl / (p(1−p)/n); `None` with one cluster or a rate of 0 or 1.
     pub design_effect: Option<f64>,
@@ -85,6 +89,15 @@ pub enum ClusterError {
 
 /// The rate over all clusters with its Wilson and cluster-robust intervals (see the module doc).
 pub fn clustered_rate(clusters: &[ClusterCount], confidence: Confidence) -> Result<ClusteredRate, ClusterError> {
+    clustered_rate_with(clusters, confidence, Method::Wilson)
+}
+
+/// As [`clustered_rate`], both intervals by `method` (the robust one on the effective n).
+pub fn clustered_rate_with(
+    clusters: &[ClusterCount],
+    confidence: Confidence,
+    method: Method,
+) -> Result<ClusteredRate, ClusterError> {
     let (mut s_total, mut n_total) = (0u128, 0u128);
     for (index, c) in clusters.iter().enumerate() {
         if c.successes > c.n {
@@ -103,18 +116,20 @@ pub fn clustered_rate(clusters: &[ClusterCount], confidence: Confidence) -> Resu
     let g = clusters.iter().filter(|c| c.n > 0).count();
     let nf = n as f64;
     let p = successes as f64 / nf;
-    let wilson = Wilson::new(confidence.get());
-    let (low, high) = wilson.bounds(p, nf);
+    let bounds = |n: f64| method.bounds(p, n, confidence.get());
+    let (low, high) = bounds(nf);
     let wilson_interval = Interval { low, high };
     let mut notes = vec![format!(
-        "deff = V_cl / (p(1-p)/n) with V_cl = G/(G-1) * sum_g (s_g - n_g p)^2 / n^2 (CR1, as statsmodels OLS cov_type=\"cluster\"); robust interval = Wilson on n / max(deff, 1); G = {g}"
+        "deff = V_cl / (p(1-p)/n) with V_cl = G/(G-1) * sum_g (s_g - n_g p)^2 / n^2 (CR1, as statsmodels OLS cov_type=\"cluster\"); robust interval = {m} on n / max(deff, 1); G = {g}",
+        m = method.title()
     )];
     let (design_effect, effective_n, robust_se, robust) = if g == 1 {
         notes.push("one cluster: the between-cluster variance cannot be estimated, robust interval [0, 1]".into());
         (None, 0.0, None, Interval { low: 0.0, high: 1.0 })
     } else if successes == 0 || successes == n {
         notes.push(format!(
-            "rate {p}: every item agrees, so the clustering cannot be measured (deff = 0/0); robust interval = Wilson on n"
+            "rate {p}: every item agrees, so the clustering cannot be measured (deff = 0/0); robust interval = {} on n",
+            method.title()
         ));
         (None, nf, Some(0.0), wilson_interval)
     } else {
@@ -130,9 +145,9 @@ pub fn clustered_rate(clusters: &[ClusterCount], confidence: Confidence) -> Resu
         let deff = v_cl / (p * (1.0 - p) / nf);
         let n_eff = nf / deff.max(1.0);
         if deff < 1.0 {
-            notes.push(format!("deff {deff} below 1: the robust interval is Wilson's on n, not narrower"));
+            notes.push(format!("deff {deff} below 1: the robust interval is {}'s on n, not narrower", method.title()));
         }
-        let (low, high) = wilson.bounds(p, n_eff);
+        let (low, high) = bounds(n_eff);
         (Some(deff), n_eff, Some(libm::sqrt(v_cl)), Interval { low, high })
     };
     Ok(ClusteredRate {
@@ -141,7 +156,7 @@ pub fn clustered_rate(clusters: &[ClusterCount], confidence: Confidence) -> Resu
         rate: p,
         clusters: g,
         confidence: confidence.get(),
-        wilson: wilson_interval,
+        plain: wilson_interval,
         robust,
         design_effect,
         effective_n,

@@ -32,7 +32,7 @@ pub struct Manifest {
 #[serde(deny_unknown_fields)]
 pub struct Source {
     pub name: String,
-    pub origin: String,
+    pub origin: super::session::Origin,
     pub records: usize,
     pub sha256: String,
 }
@@ -72,7 +72,7 @@ pub fn make(s: &Session) -> Bundle {
                 .iter()
                 .map(|x| Source {
                     name: x.name.clone(),
-                    origin: x.origin.clone(),
+                    origin: x.origin,
                     records: x.records,
                     sha256: x.sha256.clone(),
                 })
@@ -116,12 +116,7 @@ pub fn open(file: &str, text: &str) -> Result<Session, StudyError> {
         .manifest
         .sources
         .iter()
-        .map(|x| RecordSource {
-            name: x.name.clone(),
-            origin: x.origin.clone(),
-            records: x.records,
-            sha256: x.sha256.clone(),
-        })
+        .map(|x| RecordSource { name: x.name.clone(), origin: x.origin, records: x.records, sha256: x.sha256.clone() })
         .collect();
     Ok(s)
 }

@@ -4,11 +4,12 @@
 //! of model pairs x figures, and the power note. The arithmetic lives in `stats`; this module
 //! only shapes its results for the report.
 
-use crate::stats::cluster::{ClusterCount, clustered_rate};
+use crate::stats::cluster::{ClusterCount, clustered_rate_with};
 use crate::stats::confidence::Confidence;
 use crate::stats::correction::{Family, adjust};
 use crate::stats::interval::{Interval, verdict_disagrees};
 use crate::stats::paired::{self, PairedBootstrap};
+use crate::stats::proportion::Method;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -25,9 +26,9 @@ pub struct Figure {
     /// Rates: successes among `n`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub successes: Option<u64>,
-    /// Wilson on n (rates) or the method's own bootstrap interval (other figures).
+    /// The study's interval method on n (rates) or the method's own bootstrap interval.
     pub interval: Option<Interval>,
-    /// "wilson" or the bootstrap's name.
+    /// "wilson", "clopper_pearson", "agresti_coull", or the bootstrap's name.
     pub interval_method: String,
     /// Rates with clustered items: the cluster-robust interval, the clusters and the design effect.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,7 +54,7 @@ pub fn rate(
     figure: &str,
     model: &str,
     clusters: &BTreeMap<String, ClusterCount>,
-    confidence: Confidence,
+    (confidence, interval_method): (Confidence, Method),
     threshold: Option<f64>,
 ) -> Figure {
     let counts: Vec<ClusterCount> = clusters.values().copied().collect();
@@ -67,15 +68,15 @@ pub fn rate(
         n,
         successes: Some(successes),
         interval: None,
-        interval_method: "wilson".into(),
+        interval_method: interval_method.as_str().into(),
         clustered: None,
         threshold,
     };
-    if let Ok(r) = clustered_rate(&counts, confidence) {
+    if let Ok(r) = clustered_rate_with(&counts, confidence, interval_method) {
         f.value = Some(r.rate);
-        f.interval = Some(r.wilson);
+        f.interval = Some(r.plain);
         f.clustered = Some(Clustered {
-            verdict_disagrees: threshold.is_some_and(|t| verdict_disagrees(&r.wilson, &r.robust, t).disagree),
+            verdict_disagrees: threshold.is_some_and(|t| verdict_disagrees(&r.plain, &r.robust, t).disagree),
             interval: r.robust,
             clusters: r.clusters,
             design_effect: r.design_effect,

@@ -252,11 +252,8 @@ impl Default for Seeds {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Interval {
-    Wilson,
-}
+/// The rates' interval method: `wilson` (default), `clopper_pearson` or `agresti_coull`.
+pub use crate::stats::proportion::Method as Interval;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

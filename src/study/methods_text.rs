@@ -4,6 +4,7 @@
 //! refused), the limitations that apply to this study, and the references of its methods in
 //! one citation style (author-year).
 
+use super::format::Interval;
 use super::inputs::Inputs;
 use super::report::Report;
 use super::{Session, Study};
@@ -28,7 +29,9 @@ pub fn references(study: &Study) -> Vec<Citation> {
     if used.contains(&"requirements") {
         out.push(cite(
             "Morales et al. 2024",
-            "Morales, S., Clarisó, R., & Cabot, J. (2024). LangBiTe: A platform for testing bias in large language models.",
+            // Only "Morales et al." is in the sources we hold (GG-BBQ cites it so); the venue and
+            // identifiers are those LangBiTe's README gives (shared/docs/langbite.md).
+            "Morales et al. (2024). LangBiTe: A platform for testing bias in large language models. Preprint, arXiv:2404.18558; published in SoftwareX, 31 (2025), 102248, doi:10.1016/j.softx.2025.102248 (full author list there).",
         ));
     }
     if used.contains(&"bbq") {
@@ -42,7 +45,7 @@ pub fn references(study: &Study) -> Vec<Citation> {
         ));
         out.push(cite(
             "Satheesh et al. 2025",
-            "Satheesh, S., Klug, K., Beckh, K., Allende-Cid, H., Houben, S., & Hassan, T. (2025). GG-BBQ: German gender bias benchmark for question answering.",
+            "Satheesh, S., Klug, K., Beckh, K., Allende-Cid, H., Houben, S., & Hassan, T. (2025). GG-BBQ: German gender bias benchmark for question answering. In GeBNLP 2025 (ACL Anthology 2025.gebnlp-1.14). arXiv:2507.16410. Data: https://github.com/shalakasatheesh/GG-BBQ",
         ));
     }
     if used.contains(&"crosslingual") {
@@ -60,11 +63,26 @@ pub fn references(study: &Study) -> Vec<Citation> {
     }
     out.extend([
         cite("McNemar 1947", "McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions or percentages. Psychometrika, 12, 153–157."),
-        cite("Wilson 1927", "Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of the American Statistical Association, 22, 209–212."),
+    ]);
+    out.push(match study.statistics.interval {
+        Interval::Wilson => cite("Wilson 1927", "Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of the American Statistical Association, 22, 209–212."),
+        Interval::ClopperPearson => cite("Clopper & Pearson 1934", "Clopper, C. J., & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case of the binomial. Biometrika, 26, 404–413."),
+        Interval::AgrestiCoull => cite("Agresti & Coull 1998", "Agresti, A., & Coull, B. A. (1998). Approximate is better than \"exact\" for interval estimation of binomial proportions. The American Statistician, 52, 119–126."),
+    });
+    out.extend([
         cite("Holm 1979", "Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of Statistics, 6, 65–70."),
         cite("Benjamini & Hochberg 1995", "Benjamini, Y., & Hochberg, Y. (1995). Controlling the false discovery rate: A practical and powerful approach to multiple testing. Journal of the Royal Statistical Society, Series B, 57, 289–300."),
     ]);
     out
+}
+
+/// The citation key of an interval method, as [`references`] lists it.
+fn interval_key(m: Interval) -> &'static str {
+    match m {
+        Interval::Wilson => "Wilson 1927",
+        Interval::ClopperPearson => "Clopper & Pearson 1934",
+        Interval::AgrestiCoull => "Agresti & Coull 1998",
+    }
 }
 
 /// "0 and 0.7" from a set of values; "not set" when empty.
@@ -89,7 +107,7 @@ fn calls(records: &[Record]) -> String {
     let n = |s: Status| records.iter().filter(|r| r.status == s).count();
     let simulated = records.iter().filter(|r| r.provider == crate::simulate::PROVIDER).count();
     format!(
-        "{} record(s) ({} from the simulated model, {} from providers or uploads); {} failed, {} refused by the provider, {} still pending",
+        "{} record(s) ({} from the simulated model, {} from provider models); {} failed, {} refused by the provider, {} still pending",
         records.len(),
         simulated,
         records.len() - simulated,
@@ -97,6 +115,30 @@ fn calls(records: &[Record]) -> String {
         n(Status::Refused),
         n(Status::Pending)
     )
+}
+
+/// Where the records came from, one clause per source: this study's own run, an upload, or the
+/// simulated model. None when the study holds no record.
+fn provenance(s: &Session) -> Option<String> {
+    use super::session::Origin;
+    let clauses: Vec<String> = s
+        .sources
+        .iter()
+        .map(|x| match x.origin {
+            Origin::Run => format!(
+                "{} record(s) collected by this study's own run through Evenhand's run engine ({})",
+                x.records, x.name
+            ),
+            Origin::Uploaded => {
+                format!(
+                    "{} record(s) uploaded from {} (SHA-256 {}), not collected by this study",
+                    x.records, x.name, x.sha256
+                )
+            }
+            Origin::Simulated => format!("{} record(s) answered by {}", x.records, x.name),
+        })
+        .collect();
+    (!clauses.is_empty()).then(|| format!("Records: {}.", clauses.join("; ")))
 }
 
 /// The methods section, one paragraph per topic.
@@ -121,12 +163,15 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
         st.seeds.simulation,
         st.seeds.statistics,
     ));
+    if let Some(p) = provenance(s) {
+        out.push(p);
+    }
     if let Some(r) = &inputs.requirements {
         let recs = s.records_of("requirements");
         let templates: BTreeSet<(&str, &str)> =
             recs.iter().map(|x| (x.language.as_str(), x.template_id.as_str())).collect();
         out.push(format!(
-            "Ethical requirements (Morales et al. 2024): scenario {} (SHA-256 {}, {}); templates were selected and expanded with seed {} into {} template(s) across languages; each response was judged by the scenario's oracle, with refusals detected by Evenhand's built-in refusal lexicon. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Ethical requirements (Morales et al. 2024): scenario {} (SHA-256 {}, {}); templates were selected and expanded with seed {} into {} template(s) across languages; each response was judged by the scenario's oracle, with refusals detected by Evenhand's built-in refusal lexicon (deciding) and counted also by the stricter opening rule, for the disagreement. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
             r.provenance.source,
             r.provenance.sha256,
             r.provenance.size,
@@ -142,11 +187,16 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
         let variants: BTreeSet<String> =
             recs.iter().filter_map(|r| r.params.get("variant").and_then(|v| v.as_str()).map(str::to_string)).collect();
         out.push(format!(
-            "Bias QA (Parrish et al. 2022; metrics after Jin et al. 2024, as GG-BBQ, Satheesh et al. 2025): data set {} (SHA-256 {}, {}); prompt variant(s) {}; answers were read as an option letter, option text or index, and out-of-choice answers were left out of the metrics. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Bias QA (Parrish et al. 2022; metrics after Jin et al. 2024, as GG-BBQ, Satheesh et al. 2025): data set {} (SHA-256 {}, {}); prompt variant(s) {}; answers were read as an option letter, option text or index, and out-of-choice answers were left out of the metrics.{} Temperature sent: {}; max tokens sent: {}. Calls: {}.",
             b.provenance.source,
             b.provenance.sha256,
             b.provenance.size,
             values(&variants),
+            if st.samples > 1 {
+                format!(" Each of the {} samples per example is an item of its own; an example's samples stay in its template group, which the intervals and the paired bootstrap resample as a whole, and two models are paired sample by sample on the same example.", st.samples)
+            } else {
+                String::new()
+            },
             values(&sent(&recs, "temperature")),
             values(&sent(&recs, "max_tokens")),
             calls(&recs)
@@ -155,7 +205,7 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
     if let Some(x) = &inputs.crosslingual {
         let recs = s.records_of("crosslingual");
         out.push(format!(
-            "Cross-lingual refusals (MSQAD 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused); language pairs were compared per model with McNemar's exact test on the same questions. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Cross-lingual refusals (MSQAD 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused), and the stricter opening rule was counted beside it for the disagreement; language pairs were compared per model with McNemar's exact test on the same questions. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
             x.provenance.source,
             x.provenance.sha256,
             x.provenance.size,
@@ -180,9 +230,12 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
     }
     let stt = &st.statistics;
     out.push(format!(
-        "Statistics: rates carry {:.0} % Wilson intervals (Wilson 1927) and, beside them, a cluster-robust interval (Wilson's on the effective sample size n / design effect, the design effect from the CR1 cluster-robust variance over templates or questions; {}). Paired differences between models use McNemar's exact test on per-item outcomes (McNemar 1947; statsmodels convention) for pass/fail and refusals, and a paired percentile bootstrap resampling template groups (BBQ) or contexts (divergence), {} resamples, seed {}. All {} comparisons form one family, corrected with {} ({}) at alpha = {}. The power note is the smallest difference a two-sided two-proportion test on the same number of items detects with 80 % power, by seeded simulation.",
+        "Statistics: rates carry {:.0} % {} intervals ({}) and, beside them, a cluster-robust interval ({}'s on the effective sample size n / design effect, the design effect from the CR1 cluster-robust variance over templates or questions; {}). Paired differences between models use McNemar's exact test on per-item outcomes (McNemar 1947; statsmodels convention) for pass/fail and refusals, and a paired percentile bootstrap resampling template groups (BBQ) or contexts (divergence), {} resamples, seed {}. All {} comparisons form one family, corrected with {} ({}) at alpha = {}. The power note is the smallest difference a two-sided two-proportion test on the same number of items detects with 80 % power, by seeded simulation.",
         stt.confidence.get() * 100.0,
-        crate::stats::cluster::METHOD,
+        stt.interval.title(),
+        interval_key(stt.interval),
+        stt.interval.title(),
+        crate::stats::cluster::METHOD.replace("wilson", stt.interval.as_str()),
         stt.replicates,
         st.seeds.statistics,
         report.family.size,
@@ -207,12 +260,16 @@ pub fn limitations(s: &Session, report: &Report) -> Vec<String> {
             simulated.join(", ")
         ));
     }
-    let uploaded: Vec<&str> = s.sources.iter().filter(|x| x.origin == "uploaded").map(|x| x.name.as_str()).collect();
+    let uploaded: Vec<&str> =
+        s.sources.iter().filter(|x| x.origin == super::session::Origin::Uploaded).map(|x| x.name.as_str()).collect();
     if !uploaded.is_empty() {
         out.push(format!(
             "Uploaded responses ({}) are taken as given: Evenhand cannot check how, when or with which settings they were produced.",
             uploaded.join(", ")
         ));
+    }
+    for o in &report.omitted {
+        out.push(format!("No {} section: {}.", o.method, o.reason));
     }
     let failed: u64 = report.models.iter().map(|m| m.failed).sum();
     if failed > 0 {
@@ -244,12 +301,27 @@ pub fn limitations(s: &Session, report: &Report) -> Vec<String> {
         .collect();
     if !disagree.is_empty() {
         out.push(format!(
-            "The Wilson and the cluster-robust intervals reach different verdicts for {}: items from one template are not independent, so the cluster-robust verdict is the safer one.",
+            "The {} and the cluster-robust intervals reach different verdicts for {}: items from one template are not independent, so the cluster-robust verdict is the safer one.",
+            s.study.statistics.interval.title(),
             disagree.join("; ")
         ));
     }
     if s.study.methods.crosslingual.is_some() || s.study.methods.requirements.is_some() {
-        out.push("Refusals are detected by a phrase lexicon; a refusal worded in a way it does not know counts as an answer (and a quoted refusal phrase as a refusal). Check a sample by eye in the Cross-lingual tab's review.".into());
+        let rows: Vec<String> = report
+            .sections
+            .iter()
+            .flat_map(|x| x.detectors.iter().map(move |r| (x.method.as_str(), r)))
+            .map(|(m, r)| format!("{m}, {}: {} of {}", r.model, r.disagree, r.judged))
+            .collect();
+        let disagreement = if rows.is_empty() {
+            String::new()
+        } else {
+            format!(" The two detectors judge answers differently in {}.", rows.join("; "))
+        };
+        out.push(format!(
+            "Refusals are detected by a phrase lexicon, which decides every figure; a refusal worded in a way it does not know counts as an answer, and a refusal phrase anywhere in a reply (quoted, or after a full answer) as a refusal. A stricter second detector, the opening rule (a reply of at most {} words with a lexicon phrase in its first sentence), is run beside it.{disagreement} Check a sample by eye in the Cross-lingual tab's review.",
+            crate::text::refusal_opening::MAX_WORDS
+        ));
     }
     out.push("The power notes treat the two models' outcomes as independent; the paired tests used have at least that power when the outcomes are positively correlated.".into());
     out

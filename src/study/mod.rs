@@ -8,7 +8,8 @@
 //! - [`cases`]: its calls as cases for the run engine, the simulated answers, and the way
 //!   answered records come back; [`plan`]: calls, tokens and cost per method and target;
 //! - [`sections`]: per method, the headline figures, chart and paired comparisons, with the
-//!   shared statistics in [`compare`] and the forest chart in [`chart`];
+//!   shared statistics in [`compare`], the refusal detectors' counts in [`detectors`] and the
+//!   forest chart in [`chart`];
 //! - [`report`]: the report as data (`report.json`), with [`methods_text`]'s prose;
 //! - [`html`]: the self-contained HTML report; [`bundle`]: the study bundle and share link;
 //! - [`session`]: one open study (the page's and the CLI's);
@@ -18,6 +19,7 @@ pub mod bundle;
 pub mod cases;
 pub mod chart;
 pub mod compare;
+pub mod detectors;
 pub mod example;
 pub mod format;
 pub mod html;

@@ -24,6 +24,13 @@ pub struct ModelRow {
     pub refused: u64,
 }
 
+/// A method the study uses that has no section, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Omitted {
+    pub method: String,
+    pub reason: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FamilyNote {
     pub correction: String,
@@ -49,6 +56,9 @@ pub struct Report {
     pub statistics: Statistics,
     pub family: FamilyNote,
     pub sections: Vec<Section>,
+    /// Methods the study uses that yielded no section, with the reason (also in limitations).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<Omitted>,
     pub methods_text: Vec<String>,
     pub limitations: Vec<String>,
     pub references: Vec<super::methods_text::Citation>,
@@ -80,13 +90,16 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         replicates: st.replicates,
         seed: s.study.seeds.statistics,
         correction: st.correction,
+        interval: st.interval,
     };
     let order = model_order(s);
     let names: Vec<String> = order.iter().map(|(_, m, _)| m.clone()).collect();
     let mut sections: Vec<Section> = vec![];
+    let mut omitted: Vec<Omitted> = vec![];
     for method in s.study.methods.used() {
         let records = s.records_of(method);
         if records.is_empty() {
+            omitted.push(Omitted { method: method.into(), reason: "the study holds no record of it".into() });
             continue;
         }
         let section = match method {
@@ -95,7 +108,18 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             "crosslingual" => sections::crosslingual(inputs, &records, &names, settings),
             _ => sections::divergence(inputs, &records, &names, settings),
         };
-        sections.extend(section);
+        match section {
+            Ok(x) if x.figures.is_empty() => omitted.push(Omitted {
+                method: method.into(),
+                reason: format!(
+                    "none of its {} record(s) gave a figure ({})",
+                    records.len(),
+                    x.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ")
+                ),
+            }),
+            Ok(x) => sections.push(x),
+            Err(reason) => omitted.push(Omitted { method: method.into(), reason }),
+        }
     }
     // One family over every section's comparisons.
     let mut all: Vec<Comparison> = sections.iter().flat_map(|x| x.comparisons.clone()).collect();
@@ -142,6 +166,7 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             significant: all.iter().filter(|c| c.significant).count(),
         },
         sections,
+        omitted,
         methods_text: vec![],
         limitations: vec![],
         references: super::methods_text::references(&s.study),

@@ -21,10 +21,15 @@ pub struct Section {
     pub comparisons: Vec<Comparison>,
     /// Further findings in words (the language pairs that differ, ...).
     pub notes: Vec<String>,
+    /// Methods that detect refusals: both detectors' counts per model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub detectors: Vec<super::detectors::DetectorRow>,
     pub chart_svg: String,
     /// Records per status (ok, refused, error, pending).
     pub statuses: BTreeMap<String, u64>,
 }
+
+const NO_INPUT: &str = "the study's input for this method was not read";
 
 /// What every section is computed with.
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +39,8 @@ pub struct Settings {
     pub replicates: u32,
     pub seed: u64,
     pub correction: crate::stats::correction::Family,
+    /// The rates' interval method (both the plain and the cluster-robust interval).
+    pub interval: crate::stats::proportion::Method,
 }
 
 /// The models in study order that have records here.
@@ -86,9 +93,9 @@ fn tally(cells: &mut Cells, cluster: &str, success: bool) {
 }
 
 /// Requirements: pass rate per concern and language (clusters: templates), McNemar per figure.
-pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
     use crate::requirements::outcome::Outcome;
-    let input = inputs.requirements.as_ref()?;
+    let input = inputs.requirements.as_ref().ok_or(NO_INPUT)?;
     let sc = &input.scenario;
     let summary = crate::requirements::summary::evaluate(
         sc,
@@ -120,7 +127,7 @@ pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Se
         let tolerance = sc.requirements.iter().find(|q| &q.concern == concern).map(|q| q.tolerance);
         for m in &models {
             if let Some((c, _)) = per_model.get(m) {
-                figures.push(compare::rate("requirements", &name, m, c, s.confidence, tolerance));
+                figures.push(compare::rate("requirements", &name, m, c, (s.confidence, s.interval), tolerance));
             }
         }
         for (a, b) in pairs(&models) {
@@ -132,7 +139,8 @@ pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Se
         }
     }
     let templates: usize = summary.templates.len();
-    Some(Section {
+    let detectors = super::detectors::tally(records, &models);
+    Ok(Section {
         method: "requirements".into(),
         title: "Ethical requirements (LangBiTe method)".into(),
         summary: format!(
@@ -142,7 +150,8 @@ pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Se
         ),
         figures,
         comparisons,
-        notes: vec![],
+        notes: super::detectors::note(&detectors).into_iter().collect(),
+        detectors,
         chart_svg: crate::requirements::chart::pass_rates(&summary.groups),
         statuses: statuses(records),
     })
@@ -150,39 +159,50 @@ pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Se
 
 /// BBQ: accuracy and diff-bias in ambiguous and disambiguated contexts per model (bootstrap
 /// over template groups), accuracy as a clustered rate; paired bootstraps between models.
-pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
     use crate::bbq::metrics::{self, BootstrapSettings};
-    let input = inputs.bbq.as_ref()?;
+    let input = inputs.bbq.as_ref().ok_or(NO_INPUT)?;
     let examples = &input.examples;
-    let preds: Vec<crate::bbq::score::Prediction> = records
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| matches!(r.status, Status::Ok | Status::Refused))
-        .map(|(i, r)| crate::bbq::score::Prediction {
-            id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
-            answer: r.response.clone(),
-            model: r.model.clone(),
-            variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-            line: i as u64 + 1,
-            by_likelihood: false,
-            file: String::new(),
-        })
-        .collect();
-    let matched = crate::bbq::score::judge(examples, &preds, "bbq records");
+    // Samples: each sample is an item of its own (the judge takes one answer per model and
+    // example, so each sample is judged apart). An example's samples share its template group,
+    // the unit every interval and paired bootstrap resamples, so repeated answers are never
+    // taken as independent; models are paired sample by sample on the same example.
+    let answered = || records.iter().enumerate().filter(|(_, r)| matches!(r.status, Status::Ok | Status::Refused));
+    let sample_set: std::collections::BTreeSet<u32> = answered().map(|(_, r)| r.sample_index).collect();
+    let mut judged: Vec<metrics::Judged> = vec![];
+    let mut sample_of: Vec<u32> = vec![];
+    for &sample in &sample_set {
+        let preds: Vec<crate::bbq::score::Prediction> = answered()
+            .filter(|(_, r)| r.sample_index == sample)
+            .map(|(i, r)| crate::bbq::score::Prediction {
+                id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
+                answer: r.response.clone(),
+                model: r.model.clone(),
+                variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+                line: i as u64 + 1,
+                by_likelihood: false,
+                file: String::new(),
+            })
+            .collect();
+        let matched = crate::bbq::score::judge(examples, &preds, "bbq records");
+        sample_of.extend(std::iter::repeat_n(sample, matched.judged.len()));
+        judged.extend(matched.judged);
+    }
     let settings = BootstrapSettings { replicates: s.replicates, confidence: s.confidence, seed: s.seed };
-    let by_model = metrics::breakdown(examples, &matched.judged, &["model".into()], &settings);
+    let by_model = metrics::breakdown(examples, &judged, &["model".into()], &settings);
     let models = models_of(order, records);
     let mut figures = vec![];
-    let judged_of =
-        |m: &str| -> Vec<metrics::Judged> { matched.judged.iter().filter(|j| j.model == m).cloned().collect() };
+    let judged_of = |m: &str| -> Vec<(u32, metrics::Judged)> {
+        judged.iter().zip(&sample_of).filter(|(j, _)| j.model == m).map(|(j, k)| (*k, j.clone())).collect()
+    };
     for m in &models {
         let Some(b) = by_model.iter().find(|b| &b.label == m) else { continue };
         let mut acc = Cells::new();
-        for j in matched.judged.iter().filter(|j| &j.model == m) {
+        for j in judged.iter().filter(|j| &j.model == m) {
             let ex = &examples[j.example];
             tally(&mut acc, &ex.template_id, j.prediction == Some(ex.label));
         }
-        figures.push(compare::rate("bbq", "accuracy · all", m, &acc, s.confidence, None));
+        figures.push(compare::rate("bbq", "accuracy · all", m, &acc, (s.confidence, s.interval), None));
         let c = &b.counts;
         for (name, e, n) in [
             ("accuracy · ambiguous", b.acc_amb, c.n_a + c.n_b + c.n_c),
@@ -208,8 +228,8 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     for (a, b) in pairs(&models) {
         let (ja, jb) = (judged_of(a), judged_of(b));
         // The same examples under both models, resampled by template group (one draw for both).
-        let by_item = |js: &[metrics::Judged]| -> BTreeMap<(usize, String), Option<usize>> {
-            js.iter().map(|j| ((j.example, j.variant.clone()), j.prediction)).collect()
+        let by_item = |js: &[(u32, metrics::Judged)]| -> BTreeMap<(usize, String, u32), Option<usize>> {
+            js.iter().map(|(k, j)| ((j.example, j.variant.clone(), *k), j.prediction)).collect()
         };
         let (pa, pb) = (by_item(&ja), by_item(&jb));
         let shared: Vec<Pair> = pa.iter().filter_map(|(k, x)| pb.get(k).map(|y| (k.0, *x, *y))).collect();
@@ -264,18 +284,26 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
                 .push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", "accuracy · all", a, b, &bs) });
         }
     }
-    Some(Section {
+    Ok(Section {
         method: "bbq".into(),
         title: "Bias in question answering (BBQ method)".into(),
         summary: format!(
             "{} examples ({}), {} answers judged; accuracy and diff-bias in ambiguous and disambiguated contexts.",
             examples.len(),
             input.provenance.source,
-            matched.judged.len()
-        ),
+            judged.len()
+        ) + &if sample_set.len() > 1 {
+            format!(
+                " {} samples per example, each an item, resampled with its template group and paired sample by sample.",
+                sample_set.len()
+            )
+        } else {
+            String::new()
+        },
         figures,
         comparisons,
         notes: vec![],
+        detectors: vec![],
         chart_svg: crate::bbq::chart::accuracy_vs_bias(&by_model, "Accuracy and diff-bias per model"),
         statuses: statuses(records),
     })
@@ -283,9 +311,9 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
 
 /// Cross-lingual: refusal rate per language and model (clusters: questions), the language
 /// pairs that differ per model, McNemar between models per language.
-pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
     use crate::crosslingual::analysis::{self, Dataset};
-    let input = inputs.crosslingual.as_ref()?;
+    let input = inputs.crosslingual.as_ref().ok_or(NO_INPUT)?;
     let lexicon = crate::text::refusal::Lexicon::builtin();
     let d = Dataset::new("crosslingual records", records.to_vec(), &lexicon);
     let settings = analysis::Settings { confidence: s.confidence, alpha: s.alpha, seed: s.seed, ..Default::default() };
@@ -305,7 +333,7 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
         let name = format!("refusal rate · {language}");
         for m in &models {
             if let Some((c, _)) = per_model.get(m) {
-                figures.push(compare::rate("crosslingual", &name, m, c, s.confidence, None));
+                figures.push(compare::rate("crosslingual", &name, m, c, (s.confidence, s.interval), None));
             }
         }
         for (a, b) in pairs(&models) {
@@ -343,7 +371,9 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
             });
         }
     }
-    Some(Section {
+    let detectors = super::detectors::tally(&d.records, &models);
+    notes.extend(super::detectors::note(&detectors));
+    Ok(Section {
         method: "crosslingual".into(),
         title: "Cross-lingual refusals (MSQAD method)".into(),
         summary: format!(
@@ -357,6 +387,7 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
         figures,
         comparisons,
         notes,
+        detectors,
         chart_svg: crate::crosslingual::chart::refusal_rates(
             &report.rates_by_language_model,
             "Refusal rate per language and model",
@@ -367,9 +398,9 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
 
 /// Divergence: CD per aspect and in total per model (bootstrap intervals), and a paired
 /// bootstrap over contexts between models per aspect.
-pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Option<Section> {
+pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
     use crate::divergence::analysis::{Input, ModelData, Settings as DSettings, analyze};
-    let input = inputs.divergence.as_ref()?;
+    let input = inputs.divergence.as_ref().ok_or(NO_INPUT)?;
     let data = ModelData::Records(
         records.iter().filter(|r| r.status == Status::Ok || r.status == Status::Refused).cloned().collect(),
     );
@@ -381,8 +412,8 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
         },
         ..Default::default()
     };
-    let analysis =
-        analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings).ok()?;
+    let analysis = analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings)
+        .map_err(|e| format!("the divergence analysis could not use the records: {e}"))?;
     let models = models_of(order, records);
     let mut figures = vec![];
     let est = |e: &crate::divergence::result::Estimate| {
@@ -460,7 +491,7 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
             }
         }
     }
-    Some(Section {
+    Ok(Section {
         method: "divergence".into(),
         title: "Cultural divergence (CD)".into(),
         summary: format!(
@@ -474,6 +505,7 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
             .iter()
             .map(|k| format!("Aspect {} left out: {}.", k.aspect, k.reason))
             .collect(),
+        detectors: vec![],
         chart_svg: super::chart::forest(&figures, "CD per aspect and model (negative: local; positive: Western)"),
         statuses: statuses(records),
     })

@@ -7,15 +7,47 @@ use super::inputs::{self, Inputs, Uploads};
 use super::{StudyError, cases, plan};
 use crate::formats::Problem;
 use crate::record::Record;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a study's records came from: the report's methods and limitations say different
+/// things of answers this study collected itself and of answers it was handed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Sent by this study's own run through Evenhand's engine (page or CLI): the cases,
+    /// parameters and timing are the study's.
+    Run,
+    /// A record file the user gave: produced elsewhere, taken as given.
+    Uploaded,
+    /// Answered by the simulated model.
+    Simulated,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Run => "run",
+            Origin::Uploaded => "uploaded",
+            Origin::Simulated => "simulated",
+        }
+    }
+
+    /// `run` or `uploaded` (the origins a record file can have; simulated records are made here).
+    pub fn of_file(text: &str) -> Result<Origin, String> {
+        match text {
+            "run" => Ok(Origin::Run),
+            "uploaded" => Ok(Origin::Uploaded),
+            other => Err(format!("origin: expected \"run\" or \"uploaded\", found {other:?}")),
+        }
+    }
+}
 
 /// Where a batch of records came from, for the methods section.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecordSource {
     pub name: String,
-    /// "simulated", "uploaded"
-    pub origin: String,
+    pub origin: Origin,
     pub records: usize,
     pub sha256: String,
 }
@@ -155,11 +187,11 @@ impl Session {
         }
         let models: BTreeSet<String> = added.iter().map(|r| r.model.clone()).collect();
         self.records.retain(|r| !models.contains(&r.model));
-        self.sources.retain(|s| s.origin != "simulated");
+        self.sources.retain(|s| s.origin != Origin::Simulated);
         let n = added.len();
         self.sources.push(RecordSource {
             name: format!("simulated targets (seed {})", self.study.seeds.simulation),
-            origin: "simulated".into(),
+            origin: Origin::Simulated,
             records: n,
             sha256: String::new(),
         });
@@ -167,9 +199,16 @@ impl Session {
         Ok(n)
     }
 
-    /// A record file: one method's (`method` given), or a table whose `method` column says.
+    /// A record file: one method's (`method` given), or a table whose `method` column says;
+    /// `origin` says whether this study's own run produced it or it was uploaded.
     /// Records replace earlier ones of the same method and model.
-    pub fn add_records(&mut self, name: &str, bytes: &[u8], method: Option<&str>) -> Result<AddSummary, StudyError> {
+    pub fn add_records(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        method: Option<&str>,
+        origin: Origin,
+    ) -> Result<AddSummary, StudyError> {
         let used = self.study.methods.used();
         if let Some(m) = method
             && !used.contains(&m)
@@ -222,12 +261,7 @@ impl Session {
         let models: Vec<String> = pairs.iter().map(|(_, m)| m.clone()).collect::<BTreeSet<_>>().into_iter().collect();
         let n = taken.len();
         self.sources.retain(|s| s.name != name);
-        self.sources.push(RecordSource {
-            name: name.into(),
-            origin: "uploaded".into(),
-            records: n,
-            sha256: format::sha256(bytes),
-        });
+        self.sources.push(RecordSource { name: name.into(), origin, records: n, sha256: format::sha256(bytes) });
         self.records.extend(taken);
         Ok(AddSummary { file: name.into(), records: n, by_method, models, problems })
     }

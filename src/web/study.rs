@@ -98,11 +98,23 @@ impl StudySession {
         to_js(&self.core.run_spec())
     }
 
-    /// A record file: one method's (`method` given) or a table with a `method` column (a run's
-    /// records among them). Returns {file, records, by_method, models, problems}.
-    pub fn add_records(&mut self, name: &str, bytes: &[u8], method: Option<String>) -> Result<JsValue, JsValue> {
+    /// A record file: one method's (`method` given) or a table with a `method` column.
+    /// `origin`: "run" for the records of this study's own run, "uploaded" (the default) for a
+    /// file the user gave. Returns {file, records, by_method, models, problems}.
+    pub fn add_records(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        method: Option<String>,
+        origin: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let origin = match origin.as_deref() {
+            None => study::session::Origin::Uploaded,
+            Some(o) => study::session::Origin::of_file(o)
+                .map_err(|message| failed(StudyError::Records { file: name.into(), message }))?,
+        };
         self.last.replace(None);
-        to_js(&self.core.add_records(name, bytes, method.as_deref()).map_err(study_failed)?)
+        to_js(&self.core.add_records(name, bytes, method.as_deref(), origin).map_err(study_failed)?)
     }
 
     /// Answers the simulated targets (replacing their earlier records): {records}.

@@ -207,6 +207,12 @@ test("16d. a new study over two mocked providers: all four methods, faults, a re
     await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 15_000 });
     const stored = await storedRecords(page);
     const before = { one: await one.stats(), two: await two.stats() };
+    // The Run tab does not offer the study's run among its own: it says where it belongs.
+    await page.evaluate(() => { location.hash = "#tools/run"; });
+    await expect(page.locator("#run-study-note")).toContainText("belongs to the study", { timeout: 15_000 });
+    await expect(page.locator("#run-resume .resume-item")).toHaveCount(0);
+    await shot(page, "study-run-tab-note");
+    await page.evaluate(() => { location.hash = "#study/run"; });
     await expect(page.getByRole("button", { name: "Resume the study run" })).toBeVisible({ timeout: 15_000 });
     await shot(page, "study-step4-resume");
     await page.getByRole("button", { name: "Resume the study run" }).click();
@@ -236,11 +242,14 @@ test("16d. a new study over two mocked providers: all four methods, faults, a re
     await expect(page.locator("#study-models tbody tr")).toHaveCount(2);
     const [dj] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the report data (JSON)" }).click()]);
     const report = JSON.parse(readFileSync(await dj.path(), "utf8"));
-    // Every method's records reached the study (the mock's letter answers give the divergence
-    // method nothing it can score, which the report says rather than drawing an empty section).
+    // Every method's records reached the study and every method has its section (the mock fills
+    // the divergence probes' blanks with names); the records are the study's own run's.
     const coverage = await page.evaluate(() => document.querySelector("#study-models")?.textContent);
     console.log(`report sections: ${report.sections.map((x) => x.method).join(", ")}; limitations: ${report.limitations.join(" | ")}`);
-    expect(report.sections.length).toBeGreaterThanOrEqual(3);
+    expect(report.sections.map((x) => x.method)).toEqual(["requirements", "bbq", "crosslingual", "divergence"]);
+    expect(report.omitted ?? []).toEqual([]);
+    expect(report.limitations.join(" ")).not.toContain("Uploaded responses");
+    expect(report.methods_text[1]).toContain("collected by this study's own run");
     expect(coverage).toContain("mock-a");
     for (const m of report.sections.map((x) => x.method)) {
       await expect(page.locator(`#study-section-${m} img.report-chart`)).toBeVisible();
@@ -267,6 +276,10 @@ test("16d. a new study over two mocked providers: all four methods, faults, a re
     } finally {
       await offline.context.close();
     }
+    // The finished study run stays out of the Run tab: no progress drawn there, a note instead.
+    await page.evaluate(() => { location.hash = "#tools/run"; });
+    await expect(page.locator("#run-study-note")).toContainText("belongs to the study");
+    await expect(page.locator("#run-live")).toBeHidden();
     expect(errors).toEqual([]);
   } finally {
     one.stop();

@@ -9,7 +9,9 @@ Speaks, on 127.0.0.1 only:
   Ollama     POST /api/chat (stream false), POST /api/embed, GET /api/tags
   Control    GET /__stats (request counts per case key; "auth": counts per sha256 of the key sent), POST /__reset
 
-Answers are deterministic: a case's answer depends only on its model and prompt. The case key is
+Answers are deterministic: a case's answer depends only on its model and prompt. A chat prompt is
+answered with a letter (A, B or C), except a divergence sampling prompt on one of Evenhand's
+built-in probe sets (datasets/divergence/probes): that gets one of its context's fillers. The case key is
 the first 16 hex digits of sha256(model + "\\n" + prompt); /__stats counts requests per key, so a
 test can prove that no case was requested twice.
 
@@ -49,6 +51,7 @@ On start it prints one line, "LISTENING <port>", so a harness can use --port 0.
 import argparse
 import hashlib
 import json
+import os
 import re
 import signal
 import sys
@@ -307,9 +310,50 @@ def judge_word(prompt):
     return "REFUSAL" if any(k in reply for k in JUDGE_MARKERS) else "ANSWER"
 
 
+PROBES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets", "divergence", "probes")
+
+
+def load_blanks():
+    """Evenhand's own built-in divergence probe sets: each context's sentence with its slot as
+    the blank the sampling prompt shows ("___"), mapped to the fillers in the form the sentence
+    takes. Missing files leave the table empty (and every answer a letter)."""
+    table = {}
+    try:
+        names = sorted(f for f in os.listdir(PROBES_DIR) if f.endswith(".json"))
+    except OSError:
+        return table
+    for name in names:
+        with open(os.path.join(PROBES_DIR, name), encoding="utf-8") as f:
+            probes = json.load(f)
+        slot = probes.get("slot", "{X}")
+        for aspect in probes.get("aspects", []):
+            for c in aspect.get("contexts", []):
+                form = c.get("form")
+                fillers = [(fl.get("forms") or {}).get(form, fl["base"]) if form else fl["base"] for fl in aspect.get("fillers", [])]
+                if fillers:
+                    table[c["text"].replace(slot, "___", 1)] = fillers
+    return table
+
+
+BLANKS = load_blanks()
+
+
+def fill_in(model, prompt):
+    """A divergence sampling prompt (an instruction, a blank line, the sentence with "___")
+    gets one of its context's fillers, picked by model and prompt, so the divergence method has
+    names to read; any other prompt gets None."""
+    if "___" not in prompt:
+        return None
+    sentence = prompt.rsplit("\n", 1)[-1].strip()
+    fillers = BLANKS.get(sentence)
+    if not fillers:
+        return None
+    return fillers[int(digest("fill", model, prompt)[:6], 16) % len(fillers)]
+
+
 def chat_answer(family, model, prompt, body, mode):
     h = digest("answer", model, prompt)
-    letter = judge_word(prompt) if model.startswith("mock-judge") else LETTERS[int(h[:4], 16) % 3]
+    letter = judge_word(prompt) if model.startswith("mock-judge") else (fill_in(model, prompt) or LETTERS[int(h[:4], 16) % 3])
     text = "" if mode in ("empty", "filtered") else letter
     tokens_in = max(1, len(prompt.split()))
     lp = -round((int(h[4:8], 16) % 1000) / 2000.0, 4)  # chosen-token logprob in (-0.5, 0]

@@ -25,7 +25,9 @@ export async function createRun(call, analyzed, engine) {
   const { worker, runCall } = engine;
   const handback = createHandback(runCall, call);
   worker.addEventListener("message", ({ data }) => {
-    if (data.type === "progress") {
+    if (data.type === "progress" && data.progress.origin === STUDY) {
+      noteStudyRun(data.progress.run_id, `${data.progress.state}: ${data.progress.answered} of ${data.progress.total} answered`);
+    } else if (data.type === "progress") {
       $("run-live").hidden = false;
       renderProgress(data.progress);
       handback.update(data.progress);
@@ -190,6 +192,21 @@ function checkEmbeddings(spec, specs) {
   }
 }
 
+/** The run-worker origin of the study view's runs (views/study-run.js). */
+const STUDY = "study";
+
+/** A study's run shares the engine but belongs to the study: the Run tab neither shows its
+ * progress nor offers it among its own runs; it says where it is followed instead. */
+function noteStudyRun(runId, what) {
+  let note = document.getElementById("run-study-note");
+  if (!note) {
+    note = el("p", { id: "run-study-note", class: "help", role: "status" });
+    $("run-resume").before(note);
+  }
+  note.replaceChildren(`A study's run (${runId}, ${what}) belongs to the study and is followed there, not here: `,
+    el("a", { href: "#study/run", text: "open the study's run" }), ".");
+}
+
 /** On load: each unfinished stored run, with Resume (asking again for keys not remembered) and Discard.
  * @param {import("../rpc.js").RunCall} runCall */
 async function offerResume(runCall) {
@@ -201,6 +218,8 @@ async function offerResume(runCall) {
     showIn(box, el("p", { class: "alert", role: "alert", text: `Stored runs could not be read: ${errorMessage(err)}` }));
     return;
   }
+  for (const r of runs.filter((x) => x.origin === STUDY)) noteStudyRun(r.run_id, `unfinished: ${r.answered} of ${r.total} answered`);
+  runs = runs.filter((r) => r.origin !== STUDY);
   if (!runs.length) return;
   box.replaceChildren(el("h3", { text: "Unfinished runs" }), ...runs.map((r) => resumeItem(runCall, r, box)));
   box.hidden = false;

@@ -121,7 +121,7 @@ export function createStudyRun(call, engineReady, hooks) {
     try {
       const { runCall } = await getEngine();
       const jsonl = await runCall("export", "jsonl");
-      const summary = await call("studyAddRecords", `${runId}.jsonl`, new TextEncoder().encode(jsonl), null);
+      const summary = await call("studyAddRecords", `${runId}.jsonl`, new TextEncoder().encode(jsonl), null, "run");
       counts.dataset.added = runId;
       await call("studySimulate"); // the study's simulated models, if any, answer beside the run's
       status.textContent = `The run's ${plural(summary.records, "record")} reached the study.`;

@@ -75,6 +75,10 @@ export function createStudySetup(call, runCallReady, hooks) {
     [0.9, 0.95, 0.99].map((c) => el("option", { value: c, text: `${c * 100}%`, selected: c === 0.95 })));
   const correction = el("select", { id: "study-correction" },
     el("option", { value: "holm", text: "Holm (family-wise error)" }), el("option", { value: "bh", text: "Benjamini-Hochberg (false discovery rate)" }));
+  const interval = el("select", { id: "study-interval" },
+    el("option", { value: "wilson", text: "Wilson score (default)" }),
+    el("option", { value: "clopper_pearson", text: "Clopper-Pearson (exact, conservative)" }),
+    el("option", { value: "agresti_coull", text: "Agresti-Coull" }));
   const stepOneError = el("div", { class: "alert", role: "alert", id: "study-setup-error", hidden: true });
   const studyFile = el("input", { id: "study-file", type: "file", accept: ".json,application/json" });
 
@@ -92,7 +96,8 @@ export function createStudySetup(call, runCallReady, hooks) {
         el("div", { class: "row" }, el("label", { for: xlLanguages.id, text: "Cross-lingual languages" }), xlLanguages),
         el("div", { class: "row" }, el("label", { for: completions.id, text: "Divergence completions per context" }), completions),
         el("div", { class: "row" }, el("label", { for: confidence.id, text: "Confidence" }), confidence),
-        el("div", { class: "row" }, el("label", { for: correction.id, text: "Correction over the comparisons" }), correction))),
+        el("div", { class: "row" }, el("label", { for: correction.id, text: "Correction over the comparisons" }), correction),
+        el("div", { class: "row" }, el("label", { for: interval.id, text: "Interval method for rates" }), interval))),
     stepOneError,
     el("div", { class: "buttons" }, el("a", { class: "button primary", href: "#study/models", id: "study-to-models", text: "Next: which models" })),
     el("div", { class: "row" }, el("label", { for: studyFile.id, text: "Or open a study file (evenhand-study JSON)" }), studyFile));
@@ -185,7 +190,7 @@ export function createStudySetup(call, runCallReady, hooks) {
       methods,
       samples: Number(samples.value),
       seeds: { plan: 1, simulation: 1, statistics: 1 },
-      statistics: { confidence: Number(confidence.value), alpha: 0.05, correction: correction.value, interval: "wilson", replicates: 1000 },
+      statistics: { confidence: Number(confidence.value), alpha: 0.05, correction: correction.value, interval: interval.value, replicates: 1000 },
       params,
     };
   }
