@@ -66,7 +66,7 @@ copy_data() {
     cp datasets/catalogue.json www/data/catalogue.json
   fi
   local f
-  for f in $(sed -n '/^pub const FILES/,/^];/s/^ *"\(.*\)",$/\1/p' src/builtin.rs); do
+  for f in $(sed -n '/^builtin_files! {/,/^}/s/^ *"\(.*\)",$/\1/p' src/builtin.rs); do
     mkdir -p "www/data/$(dirname "$f")"
     cp "datasets/$f" "www/data/$f"
   done

@@ -12,9 +12,20 @@
 
 use serde::Serialize;
 
-/// Every file [`text`] knows, by its path under datasets/: the list build.sh copies and the
-/// worker fetches (www/worker.js names them again; tests/builtin_data.rs keeps the three equal).
-pub const FILES: [&str; 17] = [
+/// Declares [`FILES`] and, with `compiled-data`, the compiled-in copies, from one list (which
+/// build.sh also reads: one `"path",` per line between `builtin_files! {` and `}`).
+macro_rules! builtin_files {
+    ($($path:literal,)*) => {
+        /// Every file [`text`] knows, by its path under datasets/: the list build.sh copies and the
+        /// worker fetches (the worker asks `builtin_files()`; tests/builtin_data.rs keeps sw.js's
+        /// list equal).
+        pub const FILES: &[&str] = &[$($path),*];
+        #[cfg(feature = "compiled-data")]
+        const COMPILED: &[(&str, &str)] = &[$(($path, include_str!(concat!("../datasets/", $path)))),*];
+    };
+}
+
+builtin_files! {
     "bbq/templates.csv",
     "bbq/vocabulary.csv",
     "bbq/proper_names.csv",
@@ -32,7 +43,7 @@ pub const FILES: [&str; 17] = [
     "requirements/fr_fr.json",
     "requirements/hi_in.json",
     "requirements/zh_cn.json",
-];
+}
 
 /// A built-in dataset asked for before the page handed it over (or one that does not exist).
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
@@ -58,33 +69,8 @@ pub fn install(path: &str, text: String) -> Result<(), NotLoaded> {
 
 #[cfg(feature = "compiled-data")]
 mod source {
-    macro_rules! compiled {
-        ($($path:literal),* $(,)?) => {
-            const COMPILED: &[(&str, &str)] = &[$(($path, include_str!(concat!("../datasets/", $path)))),*];
-        };
-    }
-    compiled!(
-        "bbq/templates.csv",
-        "bbq/vocabulary.csv",
-        "bbq/proper_names.csv",
-        "bbq/unknown.csv",
-        "crosslingual/questions.json",
-        "divergence/probes/pl-western.json",
-        "divergence/probes/de-western.json",
-        "divergence/references/pl_cities.tsv",
-        "divergence/references/de_cities.tsv",
-        "divergence/references/us_cities.tsv",
-        "divergence/references/us_first_names.tsv",
-        "requirements/de_de.json",
-        "requirements/en_us.json",
-        "requirements/es_es.json",
-        "requirements/fr_fr.json",
-        "requirements/hi_in.json",
-        "requirements/zh_cn.json",
-    );
-
     pub fn text(path: &str) -> Option<&'static str> {
-        COMPILED.iter().find(|(p, _)| *p == path).map(|(_, t)| *t)
+        super::COMPILED.iter().find(|(p, _)| *p == path).map(|(_, t)| *t)
     }
 
     /// The compiled-in copy is the dataset; a handed-over one is ignored.

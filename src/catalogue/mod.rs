@@ -367,18 +367,7 @@ fn check(c: &Catalogue) -> Result<(), Fault> {
         for f in &d.files {
             let at =
                 |field: &str, msg: String| format!("dataset {:?}: file {:?}: field {field}: {msg}", d.name, f.name);
-            if f.name.is_empty() || f.name.contains(':') || !file_names.insert(f.name.as_str()) {
-                return Err((
-                    quoted(&f.name),
-                    at("name", "expected a non-empty name, unique in the dataset, without ':'".into()),
-                ));
-            }
-            if !safe_path(&f.path) {
-                return Err((quoted(&f.path), at("path", "expected a relative path without '..', ':' or '\\'".into())));
-            }
-            if !f.url.starts_with(&prefix) {
-                return Err((quoted(&f.url), at("url", format!("expected it to start with {prefix}"))));
-            }
+            check_place(&f.name, &f.path, &f.url, &prefix, &mut file_names, &at)?;
             if !is_hex(&f.sha256, 64) {
                 return Err((quoted(&f.sha256), at("sha256", "expected 64 lower-case hex digits".into())));
             }
@@ -390,19 +379,31 @@ fn check(c: &Catalogue) -> Result<(), Fault> {
             let at = |field: &str, msg: String| {
                 format!("dataset {:?}: unpinned file {:?}: field {field}: {msg}", d.name, u.name)
             };
-            if u.name.is_empty() || u.name.contains(':') || !file_names.insert(u.name.as_str()) {
-                return Err((
-                    quoted(&u.name),
-                    at("name", "expected a non-empty name, unique in the dataset, without ':'".into()),
-                ));
-            }
-            if !safe_path(&u.path) {
-                return Err((quoted(&u.path), at("path", "expected a relative path without '..', ':' or '\\'".into())));
-            }
-            if !u.url.starts_with(&prefix) {
-                return Err((quoted(&u.url), at("url", format!("expected it to start with {prefix}"))));
-            }
+            check_place(&u.name, &u.path, &u.url, &prefix, &mut file_names, &at)?;
         }
+    }
+    Ok(())
+}
+
+/// A file's name (unique in its dataset, pinned or not), path and URL (under the dataset's
+/// commit): the checks every listed file gets, with `at` placing the problem.
+fn check_place<'a>(
+    name: &'a str,
+    path: &str,
+    url: &str,
+    prefix: &str,
+    names: &mut HashSet<&'a str>,
+    at: &dyn Fn(&str, String) -> String,
+) -> Result<(), Fault> {
+    let quoted = |s: &str| Some(serde_json::to_string(s).unwrap_or_default());
+    if name.is_empty() || name.contains(':') || !names.insert(name) {
+        return Err((quoted(name), at("name", "expected a non-empty name, unique in the dataset, without ':'".into())));
+    }
+    if !safe_path(path) {
+        return Err((quoted(path), at("path", "expected a relative path without '..', ':' or '\\'".into())));
+    }
+    if !url.starts_with(prefix) {
+        return Err((quoted(url), at("url", format!("expected it to start with {prefix}"))));
     }
     Ok(())
 }
