@@ -173,3 +173,23 @@ fn files_written_by_pyarrow_read_as_their_jsonl_does() {
     assert_eq!(a["report"]["judged"], 6);
     assert_eq!(a["report"], b["report"]);
 }
+
+/// The committed pyarrow-written file (tests/fixtures/bbq_preds_age.parquet: the forty examples
+/// of our own words that tests/e2e/datasets.spec.mjs serves, with two prediction columns, Snappy,
+/// nested fields as structs) is read without pyarrow at hand: one model per column, scored.
+#[test]
+fn a_committed_pyarrow_bbq_file_scores_without_pyarrow() {
+    let pq = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bbq_preds_age.parquet");
+    let (code, out, stderr) = evenhand(&["bbq", "--data", s(&pq), "--replicates", "50"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report = &json(&out)["report"];
+    assert_eq!((report["examples"].as_u64(), report["judged"].as_u64()), (Some(40), Some(80)));
+    let by_model = report["by"].as_array().unwrap().iter().find(|b| b[0] == "model").unwrap()[1].as_array().unwrap();
+    let acc_amb = |model: &str| {
+        let row = by_model.iter().find(|r| r["label"] == model).unwrap_or_else(|| panic!("{model}: {by_model:?}"));
+        row["scores"]["acc_amb"].as_f64().unwrap()
+    };
+    // "Not known" (the arc column) is right on every ambiguous example, the grandfather (race) on none.
+    assert_eq!(acc_amb("unifiedqa-t5-11b_pred_arc"), 1.0);
+    assert_eq!(acc_amb("unifiedqa-t5-11b_pred_race"), 0.0);
+}

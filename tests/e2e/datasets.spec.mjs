@@ -69,6 +69,10 @@ const PREDS = Buffer.from(AGE.toString().trim().split("\n").map((l) => JSON.stri
   "unifiedqa-t5-11b_pred_race": "The grandfather", "unifiedqa-t5-11b_pred_arc": "Not known" })).join("\n") + "\n");
 const PREDS_URL = `${RAW}/evenhand-fixtures/bbq-like/0000000/results/UnifiedQA/preds_Age.jsonl`;
 const AGE_URL = `${RAW}/evenhand-fixtures/bbq-like/0000000/data/Age.jsonl`;
+// The same rows as a Hugging Face-style Parquet file: written by pyarrow (tests/parquet/pyarrow_write.py,
+// Snappy, answer_info and additional_metadata as structs) and committed, so no test needs pyarrow.
+const PREDS_PARQUET = readFileSync(path.join(ROOT, "tests/fixtures/bbq_preds_age.parquet"));
+const PREDS_PARQUET_URL = `${RAW}/evenhand-fixtures/bbq-like/0000000/results/UnifiedQA/preds_Age.parquet`;
 
 /** The bbq entry with Sexual_orientation: datasets/catalogue.json's when it has one. */
 function bbqEntry() {
@@ -111,7 +115,10 @@ const CATALOGUE = {
     files: [{ name: "Age", path: "data/Age.jsonl", url: AGE_URL, bytes: AGE.length, sha256: sha256(AGE), rows: 40,
       kind: "examples", format: "bbq-jsonl", language: "en", category: "Age" },
     { name: "preds_Age", path: "results/UnifiedQA/preds_Age.jsonl", url: PREDS_URL, bytes: PREDS.length, sha256: sha256(PREDS),
-      rows: 40, kind: "predictions", format: "bbq-predictions-jsonl", language: "en", category: "Age", quirks: ["prediction-columns"] }],
+      rows: 40, kind: "predictions", format: "bbq-predictions-jsonl", language: "en", category: "Age", quirks: ["prediction-columns"] },
+    { name: "preds_Age_parquet", path: "results/UnifiedQA/preds_Age.parquet", url: PREDS_PARQUET_URL, bytes: PREDS_PARQUET.length,
+      sha256: sha256(PREDS_PARQUET), rows: 40, kind: "predictions", format: "bbq-predictions-jsonl", language: "en", category: "Age",
+      quirks: ["prediction-columns"] }],
     unpinned_files: [{ name: "SES", path: "data/SES.jsonl", url: UNPINNED_URL, reason: "listed without its content by the fixture",
       kind: "examples", format: "bbq-jsonl", language: "en", category: "SES" }],
   }, {
@@ -129,6 +136,7 @@ const CATALOGUE = {
  *  changed, under /nocors/ the CORS header is missing. Counts the requests it served. */
 function startMirror() {
   const files = new Map([[new URL(AGE_URL).pathname, AGE], [new URL(PREDS_URL).pathname, PREDS],
+    [new URL(PREDS_PARQUET_URL).pathname, PREDS_PARQUET],
     [new URL(`${MIXED_BASE}/mixed_en.jsonl`).pathname, MIXED], [new URL(`${MIXED_BASE}/mixed_es.jsonl`).pathname, MIXED],
     [new URL(UNPINNED_URL).pathname, UNPINNED]]);
   if (existsSync(REAL)) files.set(new URL(CATALOGUE.datasets[0].files[0].url).pathname, readFileSync(REAL));
@@ -313,21 +321,21 @@ test("4. LangBiTe's en_us library from the mirror opens in the Requirements tab 
   expect(errors).toEqual([]);
 });
 
-test("5. a released predictions file opens as data with one model per answer column, scored again", async ({ page }) => {
+for (const file of ["preds_Age", "preds_Age_parquet"]) test(`5. a released predictions file opens as data with one model per answer column, scored again (${file})`, async ({ page }) => {
   const errors = watchErrors(page);
   const mirror = await startMirror();
   try {
     await openDatasets(page);
-    await row(page, "fixture-age", "preds_Age").getByRole("checkbox").check();
+    await row(page, "fixture-age", file).getByRole("checkbox").check();
     await page.locator("#dataset-fixture-age").getByRole("button", { name: "Open in Benchmarks" }).click();
-    await expect(page.locator("#bbq-data-result")).toContainText("fixture-age: preds_Age: 40 examples");
+    await expect(page.locator("#bbq-data-result")).toContainText(`fixture-age: ${file}: 40 examples`);
     const metrics = page.locator("#bbq-metrics");
     await expect(metrics).toContainText("unifiedqa-t5-11b_pred_race");
     await expect(metrics).toContainText("unifiedqa-t5-11b_pred_arc");
     // "Not known" is right on every ambiguous example: accuracy 1 there for the arc column.
     const arc = metrics.locator("tr", { hasText: "unifiedqa-t5-11b_pred_arc" });
     await expect(arc.locator('td[data-metric="acc_amb"]')).toContainText("1.0000");
-    await shot(page, "datasets-preds");
+    await shot(page, `datasets-${file}`);
   } finally {
     await mirror.stop();
   }

@@ -6,6 +6,7 @@
 import { $, busy, el, errorMessage, plural, showIn } from "../dom.js";
 import { bbqDataChanged, handToRun, showTab } from "../handover.js";
 import * as store from "../dataset-store.js";
+import { isParquet, parquetToJsonl } from "../parquet.js";
 import { transferable } from "../read-file.js";
 
 const METHOD_LABEL = { bbq: "Bias QA benchmark (Benchmarks tab)", requirements: "Ethical requirements (Requirements tab)",
@@ -451,7 +452,11 @@ export async function createDatasets(call) {
         // Bytes read from Cache Storage are this call's own: moved to the worker, not copied
         // (the full BBQ's 47 MB would otherwise be held twice while it is read).
         const own = !loaded.has(f.url) && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
-        const s = await call("bbqAddDataIn", fileName(f), own ? transferable(/** @type {ArrayBuffer} */ (data.buffer)) : data, f.language ?? null);
+        const buffer = /** @type {ArrayBuffer} */ (own ? data.buffer : data.slice().buffer);
+        // A file kept as Parquet (Hugging Face's format) holds its format's rows: converted to
+        // JSON Lines first, as an upload is (read-file.js), then read by the same reader.
+        const rows = isParquet(f.path, buffer) ? await parquetToJsonl(fileName(f), buffer) : buffer;
+        const s = await call("bbqAddDataIn", fileName(f), transferable(rows), f.language ?? null);
         examples = s.total_examples;
         box.value = i + 1;
       }
