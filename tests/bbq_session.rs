@@ -92,7 +92,7 @@ fn failures_keep_what_was_loaded() {
 #[test]
 fn the_simulated_model_shows_the_bias_it_was_given() {
     let mut s = Session::default();
-    s.use_builtin(3, &[]);
+    s.use_builtin(3, &[]).unwrap();
     assert!(s.examples().len() >= 30 * 4 * 4, "built-in set has {} examples", s.examples().len());
     let biased = Behaviour {
         name: "leaning".into(),
@@ -242,7 +242,7 @@ fn predictions_judged_as_they_are_read_match_the_whole_file_way() {
 #[test]
 fn provider_cases_written_one_by_one_are_the_cases_written_at_once() {
     let mut s = Session::default();
-    s.use_builtin(3, &["en", "de"]);
+    s.use_builtin(3, &["en", "de"]).unwrap();
     let all = s.provider_cases(None).unwrap();
     let (jsonl, cases, skipped) = s.provider_cases_jsonl(None).unwrap();
     assert_eq!((cases, skipped), (all.cases.len(), all.skipped));

@@ -116,7 +116,7 @@ mod tests {
     use super::*;
 
     fn examples() -> Vec<Example> {
-        super::super::generate::builtin_examples(1, &["en", "de"])
+        super::super::generate::builtin_examples(1, &["en", "de"]).unwrap()
     }
 
     #[test]

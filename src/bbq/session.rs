@@ -144,19 +144,24 @@ impl Session {
         })
     }
 
-    /// Replaces the data with Evenhand's own BBQ-style set (datasets/bbq).
-    pub fn use_builtin(&mut self, seed: u64, languages: &[&str]) -> DataSummary {
-        self.examples = super::generate::builtin_examples(seed, languages);
+    /// Replaces the data with Evenhand's own BBQ-style set (datasets/bbq). Fails, keeping the
+    /// data loaded, only if the set's files are missing (the page had not handed them over).
+    pub fn use_builtin(
+        &mut self,
+        seed: u64,
+        languages: &[&str],
+    ) -> Result<DataSummary, super::generate::GenerateError> {
+        self.examples = super::generate::builtin_examples(seed, languages)?;
         self.data_files = vec!["built-in set (datasets/bbq)".into()];
         self.predictions.clear();
         self.rematch();
-        DataSummary {
+        Ok(DataSummary {
             file: self.data_files[0].clone(),
             examples: self.examples.len(),
             unresolved: self.examples.iter().filter(|e| e.biased.is_none()).count(),
             problems: vec![],
             total_examples: self.examples.len(),
-        }
+        })
     }
 
     pub fn set_bootstrap(&mut self, settings: BootstrapSettings) -> Result<(), SessionError> {
@@ -416,7 +421,7 @@ mod tests {
     #[test]
     fn the_cached_match_equals_a_full_rematch() {
         let mut s = Session::default();
-        s.use_builtin(2, &["en"]);
+        s.use_builtin(2, &["en"]).unwrap();
         let ids: Vec<String> = s.examples.iter().map(|e| e.id.clone()).collect();
         let file = |model: &str, letter: &str, every: usize| {
             let mut csv = String::from("id,prediction,model\n");
@@ -444,7 +449,7 @@ mod tests {
     #[test]
     fn keep_narrows_examples_and_their_predictions_and_refuses_an_empty_result() {
         let mut s = Session::default();
-        s.use_builtin(2, &["en", "de"]);
+        s.use_builtin(2, &["en", "de"]).unwrap();
         s.simulate(&Behaviour::default(), 4, None).unwrap();
         let before = s.examples.len();
         let sel = super::super::select::Selection { languages: vec!["en".into()], ..Default::default() };
@@ -462,7 +467,7 @@ mod tests {
     #[test]
     fn simulating_in_parts_equals_one_call() {
         let mut whole = Session::default();
-        whole.use_builtin(3, &["en", "fr"]);
+        whole.use_builtin(3, &["en", "fr"]).unwrap();
         let mut parts = whole.clone();
         let b = Behaviour::default();
         let n = whole.simulate(&b, 9, None).unwrap();

@@ -124,7 +124,8 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
         let (mut examples, mut provenance) = match &b.dataset.builtin {
             Some(name) => {
                 let langs: Vec<&str> = b.languages.iter().map(String::as_str).collect();
-                let ex = crate::bbq::generate::builtin_examples(study.seeds.plan, &langs);
+                let ex = crate::bbq::generate::builtin_examples(study.seeds.plan, &langs)
+                    .map_err(|e| input_error(field, e))?;
                 let json = serde_json::to_vec(&ex).unwrap_or_default();
                 (
                     ex,

@@ -69,7 +69,7 @@ impl BbqSession {
     /// Evenhand's own BBQ-style set in the given languages (all when empty).
     pub fn use_builtin(&mut self, seed: u32, languages: Vec<String>) -> Result<JsValue, JsValue> {
         let langs: Vec<&str> = languages.iter().map(String::as_str).collect();
-        to_js(&self.0.use_builtin(u64::from(seed), &langs))
+        to_js(&self.0.use_builtin(u64::from(seed), &langs).map_err(failed)?)
     }
 
     pub fn clear(&mut self) {

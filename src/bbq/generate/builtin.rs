@@ -78,13 +78,12 @@ pub fn builtin() -> Result<Vec<TemplateSet>, GenerateError> {
 }
 
 /// The built-in examples for `languages` ("de", "es_ES", ...; empty means all), generated
-/// with `seed`. Empty only if the bundled files were broken, which the tests rule out.
-pub fn builtin_examples(seed: u64, languages: &[&str]) -> Vec<Example> {
-    let Ok(sets) = builtin() else {
-        return Vec::new();
-    };
-    sets.iter()
+/// with `seed`. Fails if the set's files are not there (a page build whose worker has not
+/// handed them over) or do not read.
+pub fn builtin_examples(seed: u64, languages: &[&str]) -> Result<Vec<Example>, GenerateError> {
+    Ok(builtin()?
+        .iter()
         .filter(|s| languages.is_empty() || languages.iter().any(|l| same_language(l, &s.language)))
         .flat_map(|s| s.generate(seed).0)
-        .collect()
+        .collect())
 }
