@@ -4,7 +4,7 @@
 // Two wasm modules: the small first-load one (pkg/home.js: the demo's Workspace, enough for the
 // home screen and the Results chart) and the full one (pkg/evenhand.js: every tool's session),
 // fetched and compiled the first time a tool's operation arrives (`tools()`).
-import init, { Workspace, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export } from "./pkg/home.js";
+import init, { Workspace, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export, builtin_files } from "./pkg/home.js";
 
 /** The full module, once loaded. @type {typeof import("./pkg/evenhand.js")} */
 let T;
@@ -22,19 +22,22 @@ function tools() {
 }
 
 // The tools' built-in datasets are not in the wasm either (src/builtin.rs): each tool's files
-// are fetched from data/ the first time one of its operations arrives, the study's all of them.
+// are fetched from data/ the first time one of its operations arrives, the study's all of them,
+// while the full module loads (the list comes from the first-load module), and handed over once
+// it is ready.
 /** Path under data/ → its hand-over, done or under way. @type {Map<string, Promise<void>>} */
 const handedOver = new Map();
 const DATA_OF = [["bbq", "bbq/"], ["divergence", "divergence/"], ["crosslingual", "crosslingual/"], ["requirements", "requirements/"], ["study", ""]];
 function builtinData(op) {
   const dir = DATA_OF.find(([prefix]) => op.startsWith(prefix))?.[1];
   if (dir === undefined) return undefined;
-  return Promise.all(T.builtin_files().filter((path) => path.startsWith(dir)).map((path) => {
+  return Promise.all(builtin_files().filter((path) => path.startsWith(dir)).map((path) => {
     if (!handedOver.has(path)) {
-      handedOver.set(path, fetch(new URL(`./data/${path}`, import.meta.url)).then(async (response) => {
+      const text = fetch(new URL(`./data/${path}`, import.meta.url)).then((response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        T.install_builtin(path, await response.text());
-      }).catch((error) => {
+        return response.text();
+      });
+      handedOver.set(path, Promise.all([text, tools()]).then(([t]) => T.install_builtin(path, t)).catch((error) => {
         handedOver.delete(path); // a later call tries again
         throw new Error(`the built-in dataset data/${path} could not be loaded: ${error.message ?? error}`);
       }));
@@ -258,10 +261,7 @@ self.addEventListener("message", async ({ data: { id, op, args } }) => {
   try {
     await ready;
     if (!Object.hasOwn(ops, op)) throw new Error(`unknown operation ${op}`);
-    if (!HOME.has(op)) {
-      await tools();
-      await builtinData(op);
-    }
+    if (!HOME.has(op)) await Promise.all([tools(), builtinData(op)]);
     self.postMessage({ id, ok: true, value: ops[op](...(args ?? [])) });
   } catch (error) {
     self.postMessage({ id, ok: false, error: plain(error) });

@@ -64,8 +64,8 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
-/// The built-in datasets the tools read, by path under the page's data/ (src/builtin.rs).
-#[cfg(feature = "tools")]
+/// The built-in datasets the tools read, by path under the page's data/ (src/builtin.rs). In the
+/// first-load module too, so the worker can fetch them while the full module compiles.
 #[wasm_bindgen]
 pub fn builtin_files() -> Vec<String> {
     crate::builtin::FILES.iter().map(|f| f.to_string()).collect()
