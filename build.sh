@@ -153,12 +153,13 @@ cmd_test() {
   # plus a few thousand mutants each); a panic or hang there fails it.
   say "layer 1/3: native cargo test"
   local broke=0
-  if ! cargo test --workspace 2>&1 | tee "$log/native.txt"; then status=1; broke=1; fi
+  # --no-fail-fast: every test binary runs, so one failure does not hide the others (or the counts).
+  if ! cargo test --workspace --no-fail-fast 2>&1 | tee "$log/native.txt"; then status=1; broke=1; fi
   local native; native=$(cargo_counts "$log/native.txt" $broke)
 
   say "layer 2/3: wasm tests in headless Chromium"
   if ! CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=60 \
-       cargo test --target wasm32-unknown-unknown --test web_page --test web_worker --test web_connectors --test web_run --test web_corpus --test web_study --test web_distributions 2>&1 | tee "$log/wasm.txt"; then status=1; broke=1; else broke=0; fi
+       cargo test --no-fail-fast --target wasm32-unknown-unknown --test web_page --test web_worker --test web_connectors --test web_run --test web_corpus --test web_study --test web_distributions 2>&1 | tee "$log/wasm.txt"; then status=1; broke=1; else broke=0; fi
   local wasm; wasm=$(cargo_counts "$log/wasm.txt" $broke)
 
   say "layer 3/3: Playwright end to end"
