@@ -103,6 +103,16 @@ fn sent(records: &[Record], key: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The closing sentence of every method's paragraph: what was sent and how many calls it took.
+fn sent_and_calls(recs: &[Record]) -> String {
+    format!(
+        "Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+        values(&sent(recs, "temperature")),
+        values(&sent(recs, "max_tokens")),
+        calls(recs)
+    )
+}
+
 fn calls(records: &[Record]) -> String {
     let n = |s: Status| records.iter().filter(|r| r.status == s).count();
     let simulated = records.iter().filter(|r| r.provider == crate::simulate::PROVIDER).count();
@@ -171,15 +181,13 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
         let templates: BTreeSet<(&str, &str)> =
             recs.iter().map(|x| (x.language.as_str(), x.template_id.as_str())).collect();
         out.push(format!(
-            "Ethical requirements (Morales et al. 2024): scenario {} (SHA-256 {}, {}); templates were selected and expanded with seed {} into {} template(s) across languages; each response was judged by the scenario's oracle, with refusals detected by Evenhand's built-in refusal lexicon (deciding) and counted also by the stricter opening rule, for the disagreement. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Ethical requirements (Morales et al. 2024): scenario {} (SHA-256 {}, {}); templates were selected and expanded with seed {} into {} template(s) across languages; each response was judged by the scenario's oracle, with refusals detected by Evenhand's built-in refusal lexicon (deciding) and counted also by the stricter opening rule, for the disagreement. {}",
             r.provenance.source,
             r.provenance.sha256,
             r.provenance.size,
             st.seeds.plan,
             templates.len(),
-            values(&sent(&recs, "temperature")),
-            values(&sent(&recs, "max_tokens")),
-            calls(&recs)
+            sent_and_calls(&recs)
         ));
     }
     if let Some(b) = &inputs.bbq {
@@ -187,7 +195,7 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
         let variants: BTreeSet<String> =
             recs.iter().filter_map(|r| r.params.get("variant").and_then(|v| v.as_str()).map(str::to_string)).collect();
         out.push(format!(
-            "Bias QA (Parrish et al. 2022; metrics after Jin et al. 2024, as GG-BBQ, Satheesh et al. 2025): data set {} (SHA-256 {}, {}); prompt variant(s) {}; answers were read as an option letter, option text or index, and out-of-choice answers were left out of the metrics.{} Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Bias QA (Parrish et al. 2022; metrics after Jin et al. 2024, as GG-BBQ, Satheesh et al. 2025): data set {} (SHA-256 {}, {}); prompt variant(s) {}; answers were read as an option letter, option text or index, and out-of-choice answers were left out of the metrics.{} {}",
             b.provenance.source,
             b.provenance.sha256,
             b.provenance.size,
@@ -197,35 +205,29 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
             } else {
                 String::new()
             },
-            values(&sent(&recs, "temperature")),
-            values(&sent(&recs, "max_tokens")),
-            calls(&recs)
+            sent_and_calls(&recs)
         ));
     }
     if let Some(x) = &inputs.crosslingual {
         let recs = s.records_of("crosslingual");
         out.push(format!(
-            "Cross-lingual refusals (MSQAD 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused), and the stricter opening rule was counted beside it for the disagreement; language pairs were compared per model with McNemar's exact test on the same questions. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Cross-lingual refusals (MSQAD 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused), and the stricter opening rule was counted beside it for the disagreement; language pairs were compared per model with McNemar's exact test on the same questions. {}",
             x.provenance.source,
             x.provenance.sha256,
             x.provenance.size,
             x.languages.join(", "),
-            values(&sent(&recs, "temperature")),
-            values(&sent(&recs, "max_tokens")),
-            calls(&recs)
+            sent_and_calls(&recs)
         ));
     }
     if let Some(d) = &inputs.divergence {
         let recs = s.records_of("divergence");
         out.push(format!(
-            "Cultural divergence (Cieślar et al.): probe set {} (SHA-256 {}, {}), sampling mode; references: {}. CD = H(M,L) − H(M,W) per aspect, in nats, with add-alpha smoothing over the union vocabulary. Temperature sent: {}; max tokens sent: {}. Calls: {}.",
+            "Cultural divergence (Cieślar et al.): probe set {} (SHA-256 {}, {}), sampling mode; references: {}. CD = H(M,L) − H(M,W) per aspect, in nats, with add-alpha smoothing over the union vocabulary. {}",
             d.provenance.source,
             d.provenance.sha256,
             d.provenance.size,
             d.reference_sources.join("; "),
-            values(&sent(&recs, "temperature")),
-            values(&sent(&recs, "max_tokens")),
-            calls(&recs)
+            sent_and_calls(&recs)
         ));
     }
     let stt = &st.statistics;
