@@ -4,6 +4,7 @@
 #   ./build.sh test    every test layer: native, wasm in headless Chromium, Playwright end to end
 #   ./build.sh dist    a self-contained static folder in dist/ (relative URLs, any sub-path)
 #   ./build.sh bench   the benchmarks under bench/
+#   ./build.sh build [--features bench]   only the three wasm modules (the benchmarks' exports with bench)
 #   ./build.sh fuzz [SECONDS]   every reader's fuzz target for SECONDS each (default 60)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -214,6 +215,6 @@ case "${1:-}" in
   dist) cmd_dist ;;
   bench) cmd_bench ;;
   fuzz) cmd_fuzz "${2:-60}" ;;
-  build) build_wasm ;;
+  build) shift; build_wasm "$@" ;;
   *) echo "usage: ./build.sh serve | test | dist | bench | fuzz [SECONDS] | build" >&2; exit 2 ;;
 esac

@@ -148,23 +148,26 @@ fn a_broken_catalogue_is_refused_with_its_place() {
     assert!(catalogue::parse("c.json", &text).unwrap_err().to_string().contains("rows_count"));
 }
 
+/// The catalogue's table, in the README (licenses at a glance) and in docs/datasets.md.
 #[test]
-fn the_table_in_docs_matches_the_catalogue() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/datasets.md")).unwrap();
+fn the_tables_in_the_readme_and_docs_match_the_catalogue() {
     let c = builtin();
-    let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `")).collect();
-    assert_eq!(rows.len(), c.datasets.len(), "one table row per dataset");
-    for (row, d) in rows.iter().zip(&c.datasets) {
-        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        assert_eq!(cells[1], format!("`{}`", d.name));
-        assert_eq!(cells[2], d.method.as_str(), "{}", d.name);
-        assert_eq!(cells[3], d.languages.join(", "), "{}", d.name);
-        assert_eq!(cells[4], d.license.as_deref().unwrap_or("none stated"), "{}", d.name);
-        let files = match d.unpinned_files.len() {
-            0 => d.files.len().to_string(),
-            n => format!("{} (+{n} unpinned)", d.files.len()),
-        };
-        assert_eq!(cells[5], files, "{}", d.name);
-        assert!(cells[7].contains(&d.source_url), "{}", d.name);
+    for file in ["README.md", "docs/datasets.md"] {
+        let doc = std::fs::read_to_string(format!("{}/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `")).collect();
+        assert_eq!(rows.len(), c.datasets.len(), "{file}: one table row per dataset");
+        for (row, d) in rows.iter().zip(&c.datasets) {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            assert_eq!(cells[1], format!("`{}`", d.name), "{file}");
+            assert_eq!(cells[2], d.method.as_str(), "{file}: {}", d.name);
+            assert_eq!(cells[3], d.languages.join(", "), "{file}: {}", d.name);
+            assert_eq!(cells[4], d.license.as_deref().unwrap_or("none stated"), "{file}: {}", d.name);
+            let files = match d.unpinned_files.len() {
+                0 => d.files.len().to_string(),
+                n => format!("{} (+{n} unpinned)", d.files.len()),
+            };
+            assert_eq!(cells[5], files, "{file}: {}", d.name);
+            assert!(cells[7].contains(&d.source_url), "{file}: {}", d.name);
+        }
     }
 }
