@@ -513,6 +513,52 @@ fn released_predictions_load_in_either_slot_of_the_page_session() {
 }
 
 #[test]
+fn a_body_longer_than_the_pinned_file_is_refused_not_resumed() {
+    let mirror = Mirror::start();
+    let home = temp("long");
+    let (c, cat) = fixture_catalogue(&mirror, &home);
+    let url = file_url(&c, "bbq", "Age");
+    let size = bbq_rows(false).len();
+    mirror.put(&url, format!("{}{}", bbq_rows(false), "x".repeat(100)).into_bytes());
+    let to = home.join("out");
+    let args = ["datasets", "fetch", "bbq/Age", "--to", to.to_str().unwrap()];
+    for _ in 0..2 {
+        let (code, _, err) = run(&args, &mirror, &home, Some(&cat));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(&format!("refused: the server sent more than {size} bytes")), "{err}");
+        assert!(!err.contains("interrupted") && !err.contains("resume"), "{err}");
+        assert!(!to.join("data/Age.jsonl").exists() && !to.join("data/Age.jsonl.part").exists());
+    }
+    // Nothing was kept to resume from: both attempts asked for the whole file.
+    let ranges: Vec<Option<String>> = mirror.log().into_iter().map(|(_, r)| r).collect();
+    assert_eq!(ranges, [None, None]);
+}
+
+#[test]
+fn a_file_another_fetch_is_downloading_is_left_alone() {
+    let mirror = Mirror::start();
+    let home = temp("locked");
+    let (_, cat) = fixture_catalogue(&mirror, &home);
+    let to = home.join("out");
+    std::fs::create_dir_all(to.join("data")).unwrap();
+    let part = to.join("data/Age.jsonl.part");
+    std::fs::write(&part, &bbq_rows(false).as_bytes()[..100]).unwrap();
+    // This test holds the lock a running fetch would hold.
+    let held = std::fs::OpenOptions::new().append(true).open(&part).unwrap();
+    held.try_lock().unwrap();
+    let args = ["datasets", "fetch", "bbq/Age", "--to", to.to_str().unwrap()];
+    let (code, _, err) = run(&args, &mirror, &home, Some(&cat));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("another evenhand is downloading this file"), "{err}");
+    assert_eq!((std::fs::metadata(&part).unwrap().len(), mirror.log().len()), (100, 0), "the .part was left as it was");
+    drop(held);
+    let (code, out, err) = run(&args, &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"status\": \"resumed\""), "{out}");
+    assert_eq!(std::fs::read(to.join("data/Age.jsonl")).unwrap(), bbq_rows(false).into_bytes());
+}
+
+#[test]
 fn a_part_longer_than_the_served_file_is_dropped() {
     let mirror = Mirror::start();
     let home = temp("short");

@@ -351,14 +351,18 @@ pub fn fetch(f: &DataFile, root: &Path, base: Option<&str>) -> Result<(PathBuf, 
     }
     let url = catalogue::mirror(&f.url, base);
     let part = part_path(&path);
-    let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
+    let mut out = open_part(&part)?;
+    let have = out.metadata().map_err(io_err(&part, "read"))?.len();
     let resumed = have > 0 && have <= f.bytes;
     if have > f.bytes {
         // Longer than the pinned file: it cannot become it.
-        std::fs::remove_file(&part).map_err(io_err(&part, "remove"))?;
+        out.set_len(0).map_err(io_err(&part, "write"))?;
     }
-    let appended =
-        if resumed && have == f.bytes { true } else { download(&url, &part, if resumed { have } else { 0 }, f.bytes)? };
+    let appended = if resumed && have == f.bytes {
+        true
+    } else {
+        download(&url, &part, &mut out, if resumed { have } else { 0 }, Cap::Pinned(f.bytes))?
+    };
     let (sha, len) = digest_file(&part)?;
     if sha != f.sha256 || len != f.bytes {
         std::fs::remove_file(&part).map_err(io_err(&part, "remove"))?;
@@ -371,10 +375,38 @@ pub fn fetch(f: &DataFile, root: &Path, base: Option<&str>) -> Result<(PathBuf, 
     Ok((path, if resumed && appended { "resumed" } else { "fetched" }))
 }
 
-/// GETs `url` into `part` from byte `from` on (a Range request when `from` > 0), reading at
-/// most up to `total` bytes. An interrupted body leaves what came in the .part for next time.
+/// Opens (creating it if absent) a download's .part, locked for this process: two fetches of
+/// the same file at once would otherwise both write into it and spoil it for each other. The
+/// lock is the operating system's (released when the file is closed or the process ends), so
+/// an interrupted fetch leaves nothing to clean up.
+pub(super) fn open_part(part: &Path) -> Result<std::fs::File, Failure> {
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(part).map_err(io_err(part, "write"))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Failure::new(format!(
+            "{}: another evenhand is downloading this file right now; wait for it to finish, then run the command again",
+            part.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_err(part, "lock")(e)),
+    }
+}
+
+/// The most a download may bring: a pinned file's size, or the limit on a file without a pin.
+#[derive(Clone, Copy)]
+pub(super) enum Cap {
+    Pinned(u64),
+    Limit(u64),
+}
+
+/// GETs `url` into the locked `part` (`out`, opened by [`open_part`]) from byte `from` on (a
+/// Range request when `from` > 0), up to the cap. An interrupted body leaves what came in the
+/// .part for next time; a body longer than the cap is not the file, so the .part is emptied
+/// and the download refused (resuming it would only fetch the same bytes again).
 /// True when the server took the Range request and the body was appended.
-pub(super) fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<bool, Failure> {
+pub(super) fn download(url: &str, part: &Path, out: &mut std::fs::File, from: u64, cap: Cap) -> Result<bool, Failure> {
+    let total = match cap {
+        Cap::Pinned(n) | Cap::Limit(n) => n,
+    };
     let agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_connect(Some(Duration::from_secs(30)))
@@ -403,24 +435,30 @@ pub(super) fn download(url: &str, part: &Path, from: u64, total: u64) -> Result<
         }
         _ => return Err(Failure::new(format!("{url}: HTTP {status}; expected the file"))),
     };
-    let mut out = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .open(part)
-        .map_err(io_err(part, "write"))?;
-    let start = if append { from } else { 0 };
-    // One byte over the pinned size is enough to know the file is not it.
-    let mut body = response.into_body().into_with_config().limit(total - start + 1).reader();
+    if !append {
+        out.set_len(0).map_err(io_err(part, "write"))?;
+    }
+    let mut got = if append { from } else { 0 };
+    let mut body = response.into_body().into_with_config().limit(u64::MAX).reader();
     let mut buf = vec![0u8; 1 << 16];
-    let mut got = start;
     loop {
         match body.read(&mut buf) {
             Ok(0) => break,
             Ok(k) => {
-                out.write_all(&buf[..k]).map_err(io_err(part, "write"))?;
                 got += k as u64;
+                if got > total {
+                    // One byte over is enough to know: not the file.
+                    out.set_len(0).map_err(io_err(part, "write"))?;
+                    std::fs::remove_file(part).map_err(io_err(part, "remove"))?;
+                    let what = match cap {
+                        Cap::Pinned(n) => format!("the pinned file has {n} bytes, so this is not it"),
+                        Cap::Limit(n) => format!("a file without a pin may have at most {n} bytes"),
+                    };
+                    return Err(Failure::new(format!(
+                        "{url}: refused: the server sent more than {total} bytes ({what}); nothing was kept"
+                    )));
+                }
+                out.write_all(&buf[..k]).map_err(io_err(part, "write"))?;
             }
             Err(e) => {
                 out.flush().map_err(io_err(part, "write"))?;

@@ -5,7 +5,7 @@
 //! pinned file is against the catalogue. The record outlives a removed file on purpose: only
 //! removing the record itself starts the trust over.
 
-use super::datasets::{digest_file, download, fetch, io_err, part_path};
+use super::datasets::{Cap, digest_file, download, fetch, io_err, open_part, part_path};
 use super::{Failure, create_dir, read_text};
 use evenhand::catalogue::{self, DataFile, Unpinned};
 use serde::{Deserialize, Serialize};
@@ -90,11 +90,10 @@ pub fn fetch_unpinned(
         "recorded"
     } else {
         let part = part_path(&path);
-        // Without a pin, a partial download has nothing to be resumed against.
-        if part.exists() {
-            std::fs::remove_file(&part).map_err(io_err(&part, "remove"))?;
-        }
-        download(&catalogue::mirror(&u.url, base), &part, 0, FIRST_FETCH_LIMIT)?;
+        // Without a pin, a partial download has nothing to be resumed against: download
+        // empties the .part and starts from 0.
+        let mut out = open_part(&part)?;
+        download(&catalogue::mirror(&u.url, base), &part, &mut out, 0, Cap::Limit(FIRST_FETCH_LIMIT))?;
         std::fs::rename(&part, &path).map_err(io_err(&path, "write"))?;
         "fetched"
     };
