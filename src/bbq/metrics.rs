@@ -19,6 +19,7 @@ use super::example::{Condition, Example};
 use crate::rng;
 use crate::stats::bootstrap::Percentile;
 use crate::stats::confidence::Confidence;
+use crate::stats::paired::bootstrap_p_value;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -336,7 +337,9 @@ pub struct Difference {
     pub value: Option<f64>,
     pub low: Option<f64>,
     pub high: Option<f64>,
-    /// Two-sided bootstrap p-value: twice the smaller share of replicates on either side of 0.
+    /// Two-sided bootstrap p-value, the rule of every bootstrap test here
+    /// ([`bootstrap_p_value`]): min(1, 2·(1 + the smaller count on either side of 0)/(B + 1)),
+    /// so it is never 0 (the observed sample counts as one of the resamples).
     pub p: Option<f64>,
 }
 
@@ -394,14 +397,11 @@ pub fn compare(examples: &[Example], a: &[Judged], b: &[Judged], settings: &Boot
     }
     let diff = |k: usize, metric: Metric| {
         let d = &diffs[k];
-        let n = d.len() as f64;
-        let below = d.iter().filter(|&&x| x <= 0.0).count() as f64;
-        let above = d.iter().filter(|&&x| x >= 0.0).count() as f64;
         Difference {
             value: metric(&sa).zip(metric(&sb)).map(|(x, y)| x - y),
             low: Percentile::Linear.of(d, tail),
             high: Percentile::Linear.of(d, 1.0 - tail),
-            p: (n > 0.0).then(|| (2.0 * below.min(above) / n).min(1.0)),
+            p: (!d.is_empty()).then(|| bootstrap_p_value(d)),
         }
     };
     Comparison {
@@ -545,6 +545,8 @@ mod tests {
         let c = compare(&examples, &a, &b, &s);
         assert_eq!(c.design, "paired");
         assert!(c.diff_bias_amb.p.unwrap() < 0.01, "{c:?}");
+        // Every replicate on one side: the smallest p a bootstrap of 1,000 can give, never 0.
+        assert_eq!(c.diff_bias_amb.p, Some(2.0 / 1001.0), "{c:?}");
         let same = compare(&examples, &a, &a, &s);
         assert_eq!(same.diff_bias_amb.value, Some(0.0));
         assert_eq!(same.diff_bias_amb.p, Some(1.0));
