@@ -90,6 +90,28 @@ impl Svg {
         );
     }
 
+    /// Text no wider than `max` (estimated, see [`text_width`]): a longer one is cut at the end
+    /// with "…" and keeps its whole wording in a tooltip, so a label never runs off the chart.
+    pub fn label(&mut self, x: f64, y: f64, text: &str, size: f64, anchor: &str, rotate: Option<f64>, max: f64) {
+        if text_width(text, size) <= max {
+            return self.text(x, y, text, size, anchor, rotate);
+        }
+        let mut cut = String::new();
+        for c in text.chars() {
+            if text_width(&cut, size) + text_width(&format!("{c}…"), size) > max {
+                break;
+            }
+            cut.push(c);
+        }
+        let transform = rotate.map(|r| format!(r#" transform="rotate({r} {x:.1} {y:.1})""#)).unwrap_or_default();
+        let _ = writeln!(
+            self.body,
+            r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" text-anchor="{anchor}"{transform}><title>{}</title>{}…</text>"#,
+            escape(text),
+            escape(cut.trim_end())
+        );
+    }
+
     pub fn finish(self) -> String {
         let (w, h) = (self.width, self.height);
         let title = escape(&self.title);
@@ -97,5 +119,56 @@ impl Svg {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" role=\"img\" aria-label=\"{title}\" font-family=\"system-ui, sans-serif\">\n<title>{title}</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n{}</svg>\n",
             self.body
         )
+    }
+}
+
+/// An estimate of how wide `text` is drawn at `size` px in a sans-serif face, erring wide: the
+/// writer cannot measure text (see the module docs), and a margin sized from this keeps labels
+/// inside the picture. Wide scripts (CJK, Hangul, emoji) count as one em, capitals and digits
+/// as 0.62 em, the rest as 0.55 em.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    text.chars()
+        .map(|c| match c {
+            '\u{1100}'..='\u{115F}'
+            | '\u{2E80}'..='\u{A4CF}'
+            | '\u{AC00}'..='\u{D7A3}'
+            | '\u{F900}'..='\u{FAFF}'
+            | '\u{FE30}'..='\u{FE4F}'
+            | '\u{FF00}'..='\u{FF60}'
+            | '\u{1F300}'..='\u{1FAFF}' => 1.0,
+            c if c.is_uppercase() || c.is_ascii_digit() || c == 'm' || c == 'w' => 0.62,
+            'i' | 'l' | 'j' | 't' | 'f' | 'r' | '.' | ',' | ' ' | '\'' | '|' | '!' | ':' | ';' => 0.3,
+            _ => 0.55,
+        })
+        .sum::<f64>()
+        * size
+}
+
+/// The left margin for right-aligned row labels: as wide as the widest one (plus a gap), at
+/// least `min` and at most `max`; labels past `max` are cut by [`Svg::label`].
+pub fn label_margin<'a>(labels: impl IntoIterator<Item = &'a str>, size: f64, min: f64, max: f64) -> f64 {
+    let widest = labels.into_iter().map(|l| text_width(l, size)).fold(0.0, f64::max);
+    (widest + 18.0).clamp(min, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_label_is_cut_to_fit_and_keeps_its_words_in_a_tooltip() {
+        let long = "gpt-4o-mini-2024-07-18 gender_bias en_us sentence_completion/observational (n=12)";
+        let mut svg = Svg::new(400.0, 100.0, "t");
+        svg.label(200.0, 20.0, long, 11.0, "end", None, 150.0);
+        svg.label(200.0, 40.0, "short", 11.0, "end", None, 150.0);
+        let out = svg.finish();
+        assert!(out.contains(&format!("<title>{long}</title>gpt-4o")), "{out}");
+        let cut = out.split(&format!("<title>{long}</title>")).nth(1).unwrap().split('<').next().unwrap();
+        assert!(cut.ends_with('…') && text_width(cut, 11.0) <= 150.0, "{cut}");
+        assert!(out.contains(">short</text>"));
+        // Hangul counts as wide: five syllables at 10 px need 50 px.
+        assert_eq!(text_width("한국어입니", 10.0), 50.0);
+        assert_eq!(label_margin(["ab", long], 11.0, 120.0, 400.0), 400.0);
+        assert_eq!(label_margin(["ab"], 11.0, 120.0, 400.0), 120.0);
     }
 }

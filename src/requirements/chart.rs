@@ -1,7 +1,7 @@
 //! The requirement-testing charts: a forest plot of community means and a heatmap of the
 //! pairwise McNemar tests. Same input, same bytes, on the page and in the CLI.
 
-use crate::report::svg::{AMBER, GREEN, GREY, Pen, RED, Svg};
+use crate::report::svg::{AMBER, GREEN, GREY, Pen, RED, Svg, label_margin};
 use crate::requirements::community::Communities;
 use crate::requirements::group::Group;
 use crate::requirements::outcome::{GroupStats, Verdict};
@@ -10,12 +10,23 @@ const INK: Pen = Pen { colour: "#222", width: 1.0, dash: None };
 const GRID: Pen = Pen { colour: "#e0e0e0", width: 1.0, dash: None };
 const WHISKER: Pen = Pen { colour: "#222", width: 2.0, dash: None };
 const TOLERANCE: Pen = Pen { colour: "#6a1b9a", width: 2.0, dash: Some("3 2") };
+/// The widest left margin for row labels; longer labels are cut, with the whole in a tooltip.
+const MAX_LABEL: f64 = 520.0;
 
 /// One row per group: the pass rate with its interval, coloured by the three-valued verdict
 /// (green pass, red fail, amber inconclusive), and the group's tolerance as a dashed tick, so
 /// it shows at a glance which intervals clear the tolerance and which straddle it.
 pub fn pass_rates(groups: &[GroupStats]) -> String {
-    let (left, top, width, row_h) = (330.0, 40.0, 360.0, 18.0);
+    let labels: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let n = g.pass_rate.as_ref().map_or(0, |p| p.n);
+            let Group { model, concern, language, input_type, reflection_type, .. } = &g.group;
+            format!("{model} {concern} {language} {input_type}/{reflection_type} (n={n})")
+        })
+        .collect();
+    let left = label_margin(labels.iter().map(String::as_str), 11.0, 160.0, MAX_LABEL);
+    let (top, width, row_h) = (40.0, 360.0, 18.0);
     let rows = groups.len().max(1) as f64;
     let bottom = top + row_h * rows;
     let mut svg = Svg::new(left + width + 30.0, bottom + 48.0, "Pass rate per group with its interval and tolerance");
@@ -31,10 +42,7 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
     }
     for (i, g) in groups.iter().enumerate() {
         let y = top + row_h * i as f64 + row_h / 2.0;
-        let n = g.pass_rate.as_ref().map_or(0, |p| p.n);
-        let Group { model, concern, language, input_type, reflection_type, .. } = &g.group;
-        let label = format!("{model} {concern} {language} {input_type}/{reflection_type} (n={n})");
-        svg.text(left - 8.0, y + 4.0, &label, 11.0, "end", None);
+        svg.label(left - 8.0, y + 4.0, &labels[i], 11.0, "end", None, left - 16.0);
         svg.line((x(g.tolerance), y - 7.0), (x(g.tolerance), y + 7.0), TOLERANCE);
         let Some(p) = &g.pass_rate else { continue };
         svg.line((x(p.low), y), (x(p.high), y), WHISKER);
@@ -61,18 +69,20 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
 /// One row per (group, community): its mean with the interval. Categorical groups show the
 /// pass share (0-100%); number groups (`allSameValue`) the mean value on 0-100.
 pub fn forest(c: &Communities) -> String {
-    let rows: Vec<(String, &crate::requirements::community::CommunityMean)> = c
+    // (label, mean, whether it is a number group's mean value rather than a pass share)
+    let rows: Vec<(String, &crate::requirements::community::CommunityMean, bool)> = c
         .groups
         .iter()
         .flat_map(|g| {
             g.means.iter().map(move |m| {
-                let label = format!("{} {} {} · {}", g.model, g.concern, g.language, m.community);
-                let label = if g.kind == "numeric" { format!("{label} (value)") } else { label };
-                (label, m)
+                let numeric = g.kind == "numeric";
+                let value = if numeric { " (value)" } else { "" };
+                (format!("{} {} {} · {}{value} (n={})", g.model, g.concern, g.language, m.community, m.n), m, numeric)
             })
         })
         .collect();
-    let (left, top, width, row_h) = (330.0, 40.0, 360.0, 18.0);
+    let left = label_margin(rows.iter().map(|(l, _, _)| l.as_str()), 11.0, 160.0, MAX_LABEL);
+    let (top, width, row_h) = (40.0, 360.0, 18.0);
     let height = top + 30.0 + row_h * rows.len().max(1) as f64;
     let mut svg = Svg::new(left + width + 30.0, height, "Community means with intervals");
     svg.text(10.0, 20.0, "Community means (pass share or value) with intervals", 13.0, "start", None);
@@ -86,11 +96,11 @@ pub fn forest(c: &Communities) -> String {
     if rows.is_empty() {
         svg.text(left, top + 12.0, "no community statistics (no complete blocks)", 12.0, "start", None);
     }
-    for (i, (label, m)) in rows.iter().enumerate() {
+    for (i, (label, m, numeric)) in rows.iter().enumerate() {
         let y = top + row_h * i as f64 + row_h / 2.0;
         // Categorical means are shares on 0-1; number means are already on 0-100.
-        let scale = if label.ends_with("(value)") { 1.0 } else { 100.0 };
-        svg.text(left - 8.0, y + 4.0, &format!("{label} (n={})", m.n), 11.0, "end", None);
+        let scale = if *numeric { 1.0 } else { 100.0 };
+        svg.label(left - 8.0, y + 4.0, label, 11.0, "end", None, left - 16.0);
         if m.low.is_finite() && m.high.is_finite() {
             svg.line((x(m.low * scale), y), (x(m.high * scale), y), WHISKER);
         }
@@ -115,7 +125,7 @@ pub fn mcnemar_heatmap(c: &Communities, alpha: f64) -> String {
         })
         .collect();
     let cell = 26.0;
-    let label_w = 140.0;
+    let label_w = label_margin(groups.iter().flat_map(|(_, names)| names.iter().copied()), 10.0, 100.0, 260.0);
     let mut y = 40.0;
     let mut blocks = vec![];
     for (_, names) in &groups {
@@ -147,8 +157,16 @@ pub fn mcnemar_heatmap(c: &Communities, alpha: f64) -> String {
         let grid_top = top + 24.0 + label_w * 0.5;
         for (j, name) in names.iter().enumerate() {
             let cx = label_w + cell * j as f64 + cell / 2.0;
-            svg.text(cx, grid_top - 4.0, name, 10.0, "start", Some(-45.0));
-            svg.text(label_w - 6.0, grid_top + cell * j as f64 + cell / 2.0 + 4.0, name, 10.0, "end", None);
+            svg.label(cx, grid_top - 4.0, name, 10.0, "start", Some(-45.0), label_w - 12.0);
+            svg.label(
+                label_w - 6.0,
+                grid_top + cell * j as f64 + cell / 2.0 + 4.0,
+                name,
+                10.0,
+                "end",
+                None,
+                label_w - 12.0,
+            );
         }
         for (i, a) in names.iter().enumerate() {
             for (j, b) in names.iter().enumerate() {
