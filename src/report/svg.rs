@@ -92,7 +92,7 @@ impl Svg {
 
     /// Text no wider than `max` (estimated, see [`text_width`]): a longer one is cut at the end
     /// with "…" and keeps its whole wording in a tooltip, so a label never runs off the chart.
-    pub fn label(&mut self, x: f64, y: f64, text: &str, size: f64, anchor: &str, rotate: Option<f64>, max: f64) {
+    pub fn label(&mut self, (x, y): (f64, f64), text: &str, size: f64, anchor: &str, rotate: Option<f64>, max: f64) {
         if text_width(text, size) <= max {
             return self.text(x, y, text, size, anchor, rotate);
         }
@@ -124,8 +124,8 @@ impl Svg {
 
 /// An estimate of how wide `text` is drawn at `size` px in a sans-serif face, erring wide: the
 /// writer cannot measure text (see the module docs), and a margin sized from this keeps labels
-/// inside the picture. Wide scripts (CJK, Hangul, emoji) count as one em, capitals and digits
-/// as 0.62 em, the rest as 0.55 em.
+/// inside the picture. The widths (in em) are DejaVu Sans's, the widest of the usual fallbacks
+/// for system-ui; wide scripts (CJK, Hangul, emoji) count as one em.
 pub fn text_width(text: &str, size: f64) -> f64 {
     text.chars()
         .map(|c| match c {
@@ -136,9 +136,12 @@ pub fn text_width(text: &str, size: f64) -> f64 {
             | '\u{FE30}'..='\u{FE4F}'
             | '\u{FF00}'..='\u{FF60}'
             | '\u{1F300}'..='\u{1FAFF}' => 1.0,
-            c if c.is_uppercase() || c.is_ascii_digit() || c == 'm' || c == 'w' => 0.62,
-            'i' | 'l' | 'j' | 't' | 'f' | 'r' | '.' | ',' | ' ' | '\'' | '|' | '!' | ':' | ';' => 0.3,
-            _ => 0.55,
+            'i' | 'l' | 'j' | '.' | ',' | ' ' | '\'' | '|' | '!' | ':' | ';' => 0.33,
+            't' | 'f' | 'r' | '(' | ')' | '/' | '[' | ']' | '-' => 0.43,
+            'm' => 0.98,
+            'w' | 'W' | 'M' => 0.9,
+            c if c.is_uppercase() => 0.75,
+            _ => 0.64,
         })
         .sum::<f64>()
         * size
@@ -159,8 +162,8 @@ mod tests {
     fn a_long_label_is_cut_to_fit_and_keeps_its_words_in_a_tooltip() {
         let long = "gpt-4o-mini-2024-07-18 gender_bias en_us sentence_completion/observational (n=12)";
         let mut svg = Svg::new(400.0, 100.0, "t");
-        svg.label(200.0, 20.0, long, 11.0, "end", None, 150.0);
-        svg.label(200.0, 40.0, "short", 11.0, "end", None, 150.0);
+        svg.label((200.0, 20.0), long, 11.0, "end", None, 150.0);
+        svg.label((200.0, 40.0), "short", 11.0, "end", None, 150.0);
         let out = svg.finish();
         assert!(out.contains(&format!("<title>{long}</title>gpt-4o")), "{out}");
         let cut = out.split(&format!("<title>{long}</title>")).nth(1).unwrap().split('<').next().unwrap();

@@ -1,7 +1,7 @@
 //! The requirement-testing charts: a forest plot of community means and a heatmap of the
 //! pairwise McNemar tests. Same input, same bytes, on the page and in the CLI.
 
-use crate::report::svg::{AMBER, GREEN, GREY, Pen, RED, Svg, label_margin};
+use crate::report::svg::{AMBER, GREEN, GREY, Pen, RED, Svg, label_margin, text_width};
 use crate::requirements::community::Communities;
 use crate::requirements::group::Group;
 use crate::requirements::outcome::{GroupStats, Verdict};
@@ -29,7 +29,9 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
     let (top, width, row_h) = (40.0, 360.0, 18.0);
     let rows = groups.len().max(1) as f64;
     let bottom = top + row_h * rows;
-    let mut svg = Svg::new(left + width + 30.0, bottom + 48.0, "Pass rate per group with its interval and tolerance");
+    let legend = "green: the interval clears the tolerance; red: below it; amber: it straddles it";
+    let chart_w = (left + width + 30.0).max(text_width(legend, 11.0) + 20.0);
+    let mut svg = Svg::new(chart_w, bottom + 48.0, "Pass rate per group with its interval and tolerance");
     svg.text(10.0, 20.0, "Pass rate per group (dot, interval) against its tolerance (dashed)", 13.0, "start", None);
     let x = |v: f64| left + width * v.clamp(0.0, 1.0);
     for step in 0..=5 {
@@ -42,7 +44,7 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
     }
     for (i, g) in groups.iter().enumerate() {
         let y = top + row_h * i as f64 + row_h / 2.0;
-        svg.label(left - 8.0, y + 4.0, &labels[i], 11.0, "end", None, left - 16.0);
+        svg.label((left - 8.0, y + 4.0), &labels[i], 11.0, "end", None, left - 16.0);
         svg.line((x(g.tolerance), y - 7.0), (x(g.tolerance), y + 7.0), TOLERANCE);
         let Some(p) = &g.pass_rate else { continue };
         svg.line((x(p.low), y), (x(p.high), y), WHISKER);
@@ -55,14 +57,7 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
         svg.circle(x(p.rate), y, 4.5, colour);
     }
     svg.line((left, bottom), (left + width, bottom), INK);
-    svg.text(
-        left,
-        bottom + 36.0,
-        "green: the interval clears the tolerance; red: below it; amber: it straddles it",
-        11.0,
-        "start",
-        None,
-    );
+    svg.text(10.0, bottom + 36.0, legend, 11.0, "start", None);
     svg.finish()
 }
 
@@ -100,7 +95,7 @@ pub fn forest(c: &Communities) -> String {
         let y = top + row_h * i as f64 + row_h / 2.0;
         // Categorical means are shares on 0-1; number means are already on 0-100.
         let scale = if *numeric { 1.0 } else { 100.0 };
-        svg.label(left - 8.0, y + 4.0, label, 11.0, "end", None, left - 16.0);
+        svg.label((left - 8.0, y + 4.0), label, 11.0, "end", None, left - 16.0);
         if m.low.is_finite() && m.high.is_finite() {
             svg.line((x(m.low * scale), y), (x(m.high * scale), y), WHISKER);
         }
@@ -130,7 +125,7 @@ pub fn mcnemar_heatmap(c: &Communities, alpha: f64) -> String {
     let mut blocks = vec![];
     for (_, names) in &groups {
         blocks.push(y);
-        y += 30.0 + label_w * 0.5 + cell * names.len() as f64 + 20.0;
+        y += 30.0 + label_w * 0.72 + cell * names.len() as f64 + 20.0;
     }
     let width = (label_w + cell * groups.iter().map(|(_, n)| n.len()).max().unwrap_or(0) as f64 + 40.0).max(420.0);
     let mut svg = Svg::new(width, y.max(80.0) + 30.0, "Pairwise McNemar tests");
@@ -154,19 +149,12 @@ pub fn mcnemar_heatmap(c: &Communities, alpha: f64) -> String {
     }
     for ((g, names), top) in groups.iter().zip(blocks) {
         svg.text(10.0, top + 12.0, &format!("{} {} {}", g.model, g.concern, g.language), 12.0, "start", None);
-        let grid_top = top + 24.0 + label_w * 0.5;
+        let grid_top = top + 24.0 + label_w * 0.72;
         for (j, name) in names.iter().enumerate() {
             let cx = label_w + cell * j as f64 + cell / 2.0;
-            svg.label(cx, grid_top - 4.0, name, 10.0, "start", Some(-45.0), label_w - 12.0);
-            svg.label(
-                label_w - 6.0,
-                grid_top + cell * j as f64 + cell / 2.0 + 4.0,
-                name,
-                10.0,
-                "end",
-                None,
-                label_w - 12.0,
-            );
+            svg.label((cx, grid_top - 4.0), name, 10.0, "start", Some(-45.0), label_w - 12.0);
+            let y = grid_top + cell * j as f64 + cell / 2.0 + 4.0;
+            svg.label((label_w - 6.0, y), name, 10.0, "end", None, label_w - 12.0);
         }
         for (i, a) in names.iter().enumerate() {
             for (j, b) in names.iter().enumerate() {
