@@ -19,7 +19,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use web_sys::{AbortController, ReferrerPolicy, RequestCredentials};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, AbortSignal, ReferrerPolicy, RequestCredentials};
 
 /// Answers above this size are refused rather than handed to the engine.
 const MAX_BODY_BYTES: usize = 256 << 20;
@@ -30,9 +31,11 @@ const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 
 #[wasm_bindgen]
 extern "C" {
-    // `performance` is a global in windows and workers alike.
+    // `performance` and `fetch` are globals in windows and workers alike.
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     fn performance_now() -> f64;
+    #[wasm_bindgen(js_name = fetch)]
+    fn fetch_with_request(request: &web_sys::Request) -> js_sys::Promise;
 }
 
 /// The worker's clock.
@@ -88,20 +91,32 @@ impl driver::Transport for Fetch {
     type Call = Pin<Box<dyn Future<Output = CallResult>>>;
     fn send(&self, d: Dispatch) -> Self::Call {
         let advice = Rc::clone(&self.advice);
+        let started = performance_now();
+        // Issued here rather than when the future is first polled: the driver's turn ends with
+        // the request on its way.
+        let call = start(&d);
         Box::pin(async move {
-            let started = performance_now();
-            let response = exchange(&d).await;
+            let response = match call {
+                Ok(call) => call.answer().await,
+                Err(e) => Err(e),
+            };
             advice.borrow_mut().note(&d.target, &response);
             CallResult { response, latency_ms: performance_now() - started, unix_ms: js_sys::Date::now() as i64 }
         })
     }
 }
 
-async fn exchange(d: &Dispatch) -> Result<RawResponse, TransportError> {
+/// A request on its way: its response, and the timer that aborts it (cleared when dropped).
+struct Started {
+    response: JsFuture,
+    signal: AbortSignal,
+    _timer: gloo_timers::callback::Timeout,
+}
+
+fn start(d: &Dispatch) -> Result<Started, TransportError> {
     let network = |what: &str| TransportError::Network(what.to_string());
     let controller = AbortController::new().map_err(|_| network("the browser has no AbortController"))?;
     let signal = controller.signal();
-    // Dropped (and so cleared) when this function returns, answer or not.
     let _timer =
         gloo_timers::callback::Timeout::new(d.timeout_ms.ceil().clamp(0.0, MAX_TIMEOUT_MS) as u32, move || {
             controller.abort()
@@ -129,18 +144,39 @@ async fn exchange(d: &Dispatch) -> Result<RawResponse, TransportError> {
         Some(body) => builder.body(body.as_str()),
         None => builder.build(),
     };
-    let failed = |e: gloo_net::Error| match signal.aborted() {
-        true => TransportError::Timeout,
-        false => TransportError::Network(message(e)),
-    };
-    let response = request.map_err(&failed)?.send().await.map_err(&failed)?;
-    let status = response.status();
-    let headers = response.headers().entries().collect();
-    let body = response.binary().await.map_err(&failed)?;
-    if body.len() > MAX_BODY_BYTES {
-        return Err(network("the response is larger than 256 MB"));
+    let request: web_sys::Request = request.map_err(|e| TransportError::Network(message(e)))?.into();
+    Ok(Started { response: JsFuture::from(fetch_with_request(&request)), signal, _timer })
+}
+
+impl Started {
+    async fn answer(self) -> Result<RawResponse, TransportError> {
+        let Started { response, signal, _timer } = self;
+        let failed = |e: JsValue| match signal.aborted() {
+            true => TransportError::Timeout,
+            false => TransportError::Network(js_message(&e)),
+        };
+        let response: web_sys::Response = response.await.map_err(failed)?.unchecked_into();
+        let response = gloo_net::http::Response::from(response);
+        let status = response.status();
+        let headers = response.headers().entries().collect();
+        let failed = |e: gloo_net::Error| match signal.aborted() {
+            true => TransportError::Timeout,
+            false => TransportError::Network(message(e)),
+        };
+        let body = response.binary().await.map_err(failed)?;
+        if body.len() > MAX_BODY_BYTES {
+            return Err(TransportError::Network("the response is larger than 256 MB".into()));
+        }
+        Ok(RawResponse { status, headers, body })
     }
-    Ok(RawResponse { status, headers, body })
+}
+
+/// A rejected promise's reason as text: an Error's message ("Failed to fetch"), else the value.
+fn js_message(e: &JsValue) -> String {
+    match e.dyn_ref::<js_sys::Error>() {
+        Some(error) => error.message().into(),
+        None => e.as_string().unwrap_or_else(|| format!("{e:?}")),
+    }
 }
 
 /// The browser's own words ("Failed to fetch"), without gloo-net's wrapping.

@@ -27,7 +27,7 @@ use crate::run::price::PriceTable;
 use crate::run::{CallResult, Completion, Engine, Plan, RunSpec, TransportError, cases};
 use futures_channel::mpsc::{UnboundedSender, unbounded};
 use js_sys::{Array, Reflect, Uint8Array};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -43,7 +43,7 @@ const MAX_BYTES: usize = 256 << 20;
 #[wasm_bindgen]
 pub struct RunSession {
     engine: Rc<RefCell<Engine>>,
-    overhead: Rc<Cell<Overhead>>,
+    overhead: Rc<RefCell<Overhead>>,
     advice: Rc<RefCell<Advice>>,
     /// Set while a driver loop runs: wakes it when a resume or a retry has work for it.
     poke: Rc<RefCell<Option<UnboundedSender<()>>>>,
@@ -89,23 +89,14 @@ impl driver::Store for JsStore {
     }
 }
 
-/// The driver's cost per settled call in the worker (ms), for the Run tab and the benchmark.
-#[derive(serde::Serialize)]
-struct OverheadPerCall {
-    calls: u64,
-    next_ms: f64,
-    complete_ms: f64,
-    store_ms: f64,
-    per_call_ms: f64,
-}
-
 /// What the worker shows: the engine's progress, the advice per target, the driver's cost.
 #[derive(serde::Serialize)]
 struct PageProgress<'a> {
     #[serde(flatten)]
     progress: crate::run::progress::Progress,
     advice: &'a HashMap<String, String>,
-    overhead: OverheadPerCall,
+    /// The driver's cost per settled call in the worker (ms), for the benchmark.
+    overhead: crate::run::overhead::PerCall,
 }
 
 fn kind_of(kind: &str) -> Result<ProviderKind, JsValue> {
@@ -363,14 +354,7 @@ impl RunSession {
     /// driver's `overhead` per settled call.
     pub fn progress(&mut self, now: f64) -> Result<JsValue, JsValue> {
         let progress = self.engine.borrow_mut().progress(if now.is_finite() { now } else { 0.0 });
-        let o = self.overhead.get().per_call();
-        let overhead = OverheadPerCall {
-            calls: o.calls,
-            next_ms: o.next_ms,
-            complete_ms: o.complete_ms,
-            store_ms: o.store_ms,
-            per_call_ms: o.next_ms + o.complete_ms + o.store_ms,
-        };
+        let overhead = self.overhead.borrow().per_call();
         to_js(&PageProgress { progress, advice: &self.advice.borrow().given, overhead })
     }
 
