@@ -80,13 +80,21 @@ impl driver::Store for JsStore {
         let message = |v: JsValue| {
             Reflect::get(&v, &JsValue::from_str("message")).ok().and_then(|m| m.as_string()).unwrap_or_else(|| text(v))
         };
-        let record = to_js(record).map_err(message)?;
+        let record = record_to_js(record).map_err(message)?;
         let vectors = match embeddings {
             Some(v) => to_js(&v).map_err(message)?,
             None => JsValue::NULL,
         };
         self.0.call2(&JsValue::NULL, &record, &vectors).map(|_| ()).map_err(message)
     }
+}
+
+/// A record as the object the store keeps: the same object [`to_js`] makes (property order,
+/// null for a missing value), made by the browser's `JSON.parse` from one string instead of a
+/// property set from wasm per field, which is most of a record's handover to the store.
+pub fn record_to_js(record: &Record) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(record).map_err(|e| fail("output", &e.to_string(), &()))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// What the worker shows: the engine's progress, the advice per target, the driver's cost.
@@ -337,7 +345,7 @@ impl RunSession {
         *self.poke.borrow_mut() = Some(tx);
         self.advice.borrow_mut().origin = origin;
         let (engine, overhead, poke) = (Rc::clone(&self.engine), Rc::clone(&self.overhead), Rc::clone(&self.poke));
-        let transport = Fetch { advice: Rc::clone(&self.advice) };
+        let transport = Fetch::new(Rc::clone(&self.advice));
         wasm_bindgen_futures::future_to_promise(async move {
             let mut store = JsStore(store);
             let stop =
