@@ -86,7 +86,13 @@ pub struct Fetch {
     advice: Rc<RefCell<Advice>>,
     /// Each target's request headers as the browser's `Headers`, made again only when they
     /// change (a new key): fetch copies them into every request it makes.
-    headers: RefCell<HashMap<String, (Vec<(String, String)>, web_sys::Headers)>>,
+    headers: RefCell<HashMap<String, MadeHeaders>>,
+}
+
+/// A target's headers as the engine built them, and the browser's `Headers` made from them.
+struct MadeHeaders {
+    pairs: Vec<(String, String)>,
+    headers: web_sys::Headers,
 }
 
 impl Fetch {
@@ -96,10 +102,10 @@ impl Fetch {
 
     fn headers(&self, d: &Dispatch) -> Result<web_sys::Headers, TransportError> {
         let mut made = self.headers.borrow_mut();
-        if let Some((pairs, headers)) = made.get(&d.target)
-            && *pairs == d.headers
+        if let Some(m) = made.get(&d.target)
+            && m.pairs == d.headers
         {
-            return Ok(headers.clone());
+            return Ok(m.headers.clone());
         }
         let network = |what: &str| TransportError::Network(what.to_string());
         let headers = web_sys::Headers::new().map_err(|_| network("the browser has no Headers"))?;
@@ -109,7 +115,7 @@ impl Fetch {
                 .append(name, value)
                 .map_err(|_| network(&format!("the {name} header is not a valid HTTP header value (check the key)")))?;
         }
-        made.insert(d.target.clone(), (d.headers.clone(), headers.clone()));
+        made.insert(d.target.clone(), MadeHeaders { pairs: d.headers.clone(), headers: headers.clone() });
         Ok(headers)
     }
 
