@@ -1,8 +1,10 @@
 //! The run facade (RunSession) in headless Chromium, driven with canned responses: an
 //! answer, a 429 that pauses the target and is retried, a 401 that fails with the key
-//! redacted, a resume that sends nothing twice, and garbage refused without a trap.
+//! redacted, a resume that sends nothing twice, and garbage refused without a trap; and the
+//! record handed to the store as JSON is the object the field-by-field conversion made.
 #![cfg(target_arch = "wasm32")]
 
+use evenhand::record::{Record, Status};
 use evenhand::web::{self, RunSession};
 use js_sys::{Array, JSON, Object, Reflect, Uint8Array};
 use serde_json::{Value, json};
@@ -198,4 +200,63 @@ fn an_embedding_run_returns_vectors_in_text_order_and_refuses_bad_texts() {
     assert!(message.contains("texts.jsonl:2") && message.contains("duplicate id"), "{message}");
     let chat_only = json!({"run_id": "e", "targets": [{"provider": "anthropic", "models": ["claude"]}]});
     assert!(RunSession::embed(js(&chat_only), "texts.jsonl", texts, 2).is_err(), "Anthropic makes no embeddings");
+}
+
+/// Whether two JS values are the same as IndexedDB would keep them: same own keys in the same
+/// order, arrays where arrays, and leaves equal by `Object.is` (so null is not undefined and
+/// -0 is not 0). Says where they differ.
+fn same(a: &JsValue, b: &JsValue, at: &str) -> Result<(), String> {
+    if !(a.is_object() && b.is_object()) {
+        return if Object::is(a, b) { Ok(()) } else { Err(format!("{at}: {a:?} vs {b:?}")) };
+    }
+    if Array::is_array(a) != Array::is_array(b) {
+        return Err(format!("{at}: an array and an object"));
+    }
+    let keys = |v: &JsValue| Object::keys(&Object::from(v.clone())).iter().map(|k| k.as_string().unwrap()).collect();
+    let (ka, kb): (Vec<String>, Vec<String>) = (keys(a), keys(b));
+    if ka != kb {
+        return Err(format!("{at}: keys {ka:?} vs {kb:?}"));
+    }
+    for k in ka {
+        let key = JsValue::from_str(&k);
+        same(&Reflect::get(a, &key).unwrap(), &Reflect::get(b, &key).unwrap(), &format!("{at}.{k}"))?;
+    }
+    Ok(())
+}
+
+#[wasm_bindgen_test]
+fn a_record_handed_over_as_json_is_the_object_the_field_by_field_conversion_made() {
+    // One answered by the engine, as the store gets it...
+    let mut s = session();
+    let sent = rs(s.next(0.0).unwrap());
+    let done = complete(&mut s, &sent[0], response(200, &[], &answer("Yes, it is.")), 25.0);
+    let answered: Record = serde_json::from_value(done["record"].clone()).unwrap();
+    assert_eq!(answered.status, Status::Ok);
+    // ...and one with every kind of value a record holds, edge cases included.
+    let mut odd = Record {
+        record_id: "r\"1\"\n\u{1F600}".into(),
+        prompt: "Quote \" backslash \\ tab \t nul \u{0} é 日本".into(),
+        status: Status::Error,
+        error: "HTTP 500".into(),
+        latency_ms: Some(20.123_456_789_012_3),
+        tokens_in: Some((1 << 53) - 1),
+        tokens_out: None,
+        gold: Some(2),
+        choices: vec!["a".into(), String::new()],
+        logprobs: Some(json!({"content": [{"token": "Y", "logprob": -1e-7, "top": [0.1, -0.0, 1e300, 5e-324]}]})),
+        ..Record::default()
+    };
+    odd.communities.insert("GENDER".into(), "women".into());
+    odd.params.insert("temperature".into(), json!(0.0));
+    odd.params.insert("max_tokens".into(), json!(5));
+    odd.params.insert("messages".into(), json!([{"role": "user", "content": "hi"}, {"10": 1, "2": null}]));
+    odd.extra.insert("logprob_sum".into(), "-0.5".into());
+    for record in [answered, Record::default(), odd] {
+        let by_field = serde_wasm_bindgen::Serializer::json_compatible();
+        let expected = serde::Serialize::serialize(&record, &by_field).unwrap();
+        let handed = web::record_to_js(&record).unwrap();
+        if let Err(e) = same(&handed, &expected, "record") {
+            panic!("{e}");
+        }
+    }
 }

@@ -109,7 +109,7 @@ fn main() {
         &Instantly,
         &Ticks(Cell::new(0.0)),
         &mut store,
-        &Cell::new(Overhead::default()),
+        &RefCell::new(Overhead::default()),
         &mut futures_util::stream::pending(),
         f64::INFINITY,
     ));

@@ -4,7 +4,8 @@
 // concurrency C, the order swapped every round (engine first in even rounds). Prints each
 // round's calls per second, the medians, the engine's rate as a share of plain fetch, and the
 // driver's cost per call inside the worker (next + complete + store, the last being the
-// record's handover and the IndexedDB write's issue), with the asynchronous commit beside it.
+// record's handover and the IndexedDB write's issue; send, the request's building and the
+// fetch() call, apart), with the asynchronous commit beside it, and the spread of each call's turn.
 // Query: ?mock=http://127.0.0.1:PORT&n=600&c=6&latency=50&rounds=5
 import { connect } from "../../www/rpc.js";
 
@@ -93,7 +94,11 @@ try {
     answered: engine.map((r) => r.p.answered), failed: engine.map((r) => r.p.failed),
     preflights: engine.map((r) => r.stats.preflights), requests: engine.map((r) => r.stats.total),
     overhead_ms_per_call: o("per_call_ms"), next_ms: o("next_ms"), complete_ms: o("complete_ms"), store_sync_ms: o("store_ms"),
-    idb_commit_ms: o("commit_ms"),
+    send_ms: o("send_ms"), idb_commit_ms: o("commit_ms"),
+    // Each call's turn in the driver, from its answer to the next request issued: each round's
+    // median and 90th percentile, and the median of those over the rounds.
+    turn_p50_ms: o("turn_p50_ms"), turn_p90_ms: o("turn_p90_ms"),
+    turn_p50_per_round: engine.map((r) => r.p.overhead.turn_p50_ms), turn_p90_per_round: engine.map((r) => r.p.overhead.turn_p90_ms),
     mean_latency_ms: (last.p.targets[0].mean_latency_s ?? 0) * 1000,
     // Where a round trip went, as the mock saw it: its own time and the client's turnaround.
     mock_ms: median(engine.map((r) => r.stats.server_ms_mean)), client_turnaround_ms: median(engine.map((r) => r.stats.client_turnaround_ms_mean)),

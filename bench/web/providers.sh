@@ -44,6 +44,7 @@ if "engine_median_per_s" not in w:
     print(f"provider run in Chromium: no figure ({w})")
 else:
     f = lambda xs: ", ".join(f"{x:.1f}" for x in xs)
+    f2 = lambda xs: ", ".join(f"{x:.2f}" for x in xs)
     goal = "met" if w["engine_of_raw"] >= 0.98 else "NOT met"
     cost = "met" if w["overhead_ms_per_call"] < 1 else "NOT met"
     print(f"provider run in Chromium ({w['rounds']} alternating rounds of {w['calls']} calls, concurrency {w['concurrency']}, load {os.environ['LOAD']}): "
@@ -51,7 +52,9 @@ else:
           f"plain fetch from the same page {f(w['raw_fetch_per_s'])} (median {w['raw_median_per_s']:.1f}, min {w['raw_min_per_s']:.1f}); "
           f"run worker / plain fetch = {100 * w['engine_of_raw']:.1f}% of the medians (per round: {', '.join(f'{100 * x:.1f}%' for x in w['round_ratios'])}; goal >= 98% {goal}); "
           f"ideal {w['ideal_per_s']:.0f}/s; answered {w['answered']}, failed {w['failed']}, CORS preflights {w['preflights']}; "
-          f"driver cost {w['overhead_ms_per_call']:.3f} ms/call (next {w['next_ms']:.3f}, complete {w['complete_ms']:.3f}, store handover {w['store_sync_ms']:.3f}; goal < 1 ms {cost}); "
+          f"driver cost {w['overhead_ms_per_call']:.3f} ms/call (next {w['next_ms']:.3f}, complete {w['complete_ms']:.3f}, store handover {w['store_sync_ms']:.3f}, send {w['send_ms']:.3f}; goal < 1 ms {cost}); "
+          f"a call's turn in the driver, from its answer to the next request issued: median {w['turn_p50_ms']:.2f} ms, p90 {w['turn_p90_ms']:.2f} ms "
+          f"(medians of the rounds' figures; per round {f2(w['turn_p50_per_round'])} / {f2(w['turn_p90_per_round'])}; the worker's clock ticks by 0.1 ms); "
           f"IndexedDB commit {w['idb_commit_ms']:.2f} ms async; mean fetch latency {w['mean_latency_ms']:.1f} ms for 50 ms served; "
           f"per round trip the mock took {w['mock_ms']:.1f} ms and Chromium {w['client_turnaround_ms']:.1f} ms from an answer to the next request on its connection "
           f"(plain fetch: {w['raw_mock_ms']:.1f} and {w['raw_client_turnaround_ms']:.1f} ms); "

@@ -20,7 +20,7 @@ use evenhand::run::driver::{self, Overhead, Stop};
 use evenhand::run::dry_run::DryRunError;
 use evenhand::run::{Engine, Plan, RunSpec, cases, journal};
 use serde::Serialize;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -372,7 +372,7 @@ pub fn run(a: Args) -> Outcome {
     let workers = engine.plan().spec.targets.iter().map(|t| t.concurrency as usize).sum::<usize>();
     let pool = Pool::new(workers);
     let engine = RefCell::new(engine);
-    let overhead = Cell::new(Overhead::default());
+    let overhead = RefCell::new(Overhead::default());
     let mut store = Journal { journal, name: jname.clone(), vectors };
     let clock = Clock::start();
     let stop = pollster::block_on(driver::drive(
@@ -386,7 +386,7 @@ pub fn run(a: Args) -> Outcome {
     ));
     drop(pool);
     let mut engine = engine.into_inner();
-    let settled_now = overhead.get().calls;
+    let settled_now = overhead.borrow().calls;
     let now = || driver::Clock::now(&clock);
     let seconds = now() / 1000.0;
     let records: Vec<Record> = engine.records().cloned().collect();

@@ -15,16 +15,18 @@
 //! also pauses, resumes or edits it between two results; no borrow is held across an `await`.
 
 use super::engine::{CallResult, Completion, Dispatch, Engine};
+pub use super::overhead::Overhead;
 use crate::record::Record;
 use futures_util::future::{self, Either, FutureExt};
 use futures_util::stream::{FuturesUnordered, Stream, StreamExt};
-use serde::Serialize;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::pin;
 
 /// Sends one dispatch and says what came of it. HTTP error statuses are answers (the engine
 /// reads a 429's Retry-After from them); only failures below HTTP are transport errors.
+/// `send` starts the call before it returns (the future only waits for the answer), so the
+/// driver's turn ends with the next requests on their way.
 pub trait Transport {
     type Call: Future<Output = CallResult>;
     fn send(&self, dispatch: Dispatch) -> Self::Call;
@@ -43,30 +45,6 @@ pub trait Store {
     fn store(&mut self, record: &Record, embeddings: Option<&[Vec<f64>]>) -> Result<(), String>;
     /// Called about every `tick_ms` while the run goes (see [`drive`]).
     fn tick(&mut self, _engine: &mut Engine, _now: f64) {}
-}
-
-/// The driver's own cost, summed over a run (ms on the driver's clock): time inside the
-/// engine's `next` and `complete` and inside `store`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Overhead {
-    /// Records settled (and stored).
-    pub calls: u64,
-    pub next_ms: f64,
-    pub complete_ms: f64,
-    pub store_ms: f64,
-}
-
-impl Overhead {
-    /// The same, per settled call.
-    pub fn per_call(&self) -> Overhead {
-        let n = self.calls.max(1) as f64;
-        Overhead {
-            calls: self.calls,
-            next_ms: self.next_ms / n,
-            complete_ms: self.complete_ms / n,
-            store_ms: self.store_ms / n,
-        }
-    }
 }
 
 /// Why [`drive`] returned.
@@ -88,7 +66,7 @@ pub async fn drive<T: Transport, C: Clock, S: Store>(
     transport: &T,
     clock: &C,
     store: &mut S,
-    overhead: &Cell<Overhead>,
+    overhead: &RefCell<Overhead>,
     pokes: &mut (impl Stream<Item = ()> + Unpin),
     tick_ms: f64,
 ) -> Stop {
@@ -96,6 +74,8 @@ pub async fn drive<T: Transport, C: Clock, S: Store>(
     let mut failure: Option<String> = None;
     let mut next_tick = clock.now() + tick_ms;
     let mut pokes_open = true;
+    // The turn under way: when its first result was taken, and how many it took.
+    let mut turn: Option<(f64, u32)> = None;
     loop {
         let t0 = clock.now();
         let (dispatches, done, wake) = {
@@ -103,15 +83,23 @@ pub async fn drive<T: Transport, C: Clock, S: Store>(
             let d = e.next(t0);
             (d, e.is_done(), e.wake_at())
         };
-        add(overhead, |o| o.next_ms += clock.now() - t0);
+        let t1 = clock.now();
         for d in dispatches {
             let (call, attempt) = (d.call, d.attempt);
             in_flight.push(transport.send(d).map(move |r| (call, attempt, r)));
         }
+        let now = clock.now();
+        {
+            let mut o = overhead.borrow_mut();
+            o.next_ms += t1 - t0;
+            o.send_ms += now - t1;
+            if let Some((taken, results)) = turn.take() {
+                o.turn(now - taken, results);
+            }
+        }
         if in_flight.is_empty() && (done || !wake.is_finite()) {
             return failure.map_or(Stop::Idle, Stop::StoreFailed);
         }
-        let now = clock.now();
         let until = wake.min(next_tick);
         let timer = match until.is_finite() {
             true => Either::Left(clock.sleep((until - now).max(0.0))),
@@ -135,10 +123,16 @@ pub async fn drive<T: Transport, C: Clock, S: Store>(
             Either::Right(_) => None,
         };
         // Every result already there is taken before the engine is asked for more work.
+        let taken = clock.now();
+        let mut results = 0;
         let mut next = first;
         while let Some((call, attempt, result)) = next {
             settle(engine, clock, store, overhead, &mut failure, call, attempt, result);
+            results += 1;
             next = in_flight.next().now_or_never().flatten();
+        }
+        if results > 0 {
+            turn = Some((taken, results));
         }
         let now = clock.now();
         if now >= next_tick {
@@ -148,18 +142,12 @@ pub async fn drive<T: Transport, C: Clock, S: Store>(
     }
 }
 
-fn add(overhead: &Cell<Overhead>, f: impl FnOnce(&mut Overhead)) {
-    let mut o = overhead.get();
-    f(&mut o);
-    overhead.set(o);
-}
-
 #[allow(clippy::too_many_arguments)]
 fn settle<C: Clock, S: Store>(
     engine: &RefCell<Engine>,
     clock: &C,
     store: &mut S,
-    overhead: &Cell<Overhead>,
+    overhead: &RefCell<Overhead>,
     failure: &mut Option<String>,
     call: u32,
     attempt: u32,
@@ -168,17 +156,18 @@ fn settle<C: Clock, S: Store>(
     let t0 = clock.now();
     let completion = engine.borrow_mut().complete(call, attempt, result, t0);
     let t1 = clock.now();
-    add(overhead, |o| o.complete_ms += t1 - t0);
+    overhead.borrow_mut().complete_ms += t1 - t0;
     let (record, embeddings) = match completion {
         Completion::Answered { record, embeddings } => (record, embeddings),
         Completion::Failed { record } => (record, None),
         Completion::Retrying { .. } | Completion::Ignored => return,
     };
     let stored = store.store(&record, embeddings.as_deref());
-    add(overhead, |o| {
+    {
+        let mut o = overhead.borrow_mut();
         o.calls += 1;
         o.store_ms += clock.now() - t1;
-    });
+    }
     if let Err(e) = stored {
         // Without a stored record the run could pay for the call again later: stop sending.
         engine.borrow_mut().pause(clock.now());
@@ -192,6 +181,7 @@ mod tests {
     use super::*;
     use crate::providers::response::RawResponse;
     use crate::run::{Plan, RunSpec, TransportError};
+    use std::cell::Cell;
     use std::collections::HashMap;
     use std::rc::Rc;
 
@@ -270,10 +260,10 @@ mod tests {
         Engine::new(Plan::chat(spec, &cases).unwrap(), &keys)
     }
 
-    fn run(e: &RefCell<Engine>, store: &mut Memory) -> (Stop, HashMap<String, u32>, f64) {
+    fn run(e: &RefCell<Engine>, store: &mut Memory) -> (Stop, HashMap<String, u32>, f64, Overhead) {
         let clock = Fake::default();
         let mock = Mock { sent: RefCell::default(), clock: Rc::clone(&clock.0) };
-        let overhead = Cell::new(Overhead::default());
+        let overhead = RefCell::new(Overhead::default());
         let stop = pollster::block_on(drive(
             e,
             &mock,
@@ -283,16 +273,19 @@ mod tests {
             &mut futures_util::stream::pending(),
             f64::INFINITY,
         ));
-        (stop, mock.sent.into_inner(), clock.0.get())
+        (stop, mock.sent.into_inner(), clock.0.get(), overhead.into_inner())
     }
 
     #[test]
     fn every_call_is_stored_once_and_a_429_waits_its_retry_after() {
         let e = RefCell::new(engine(r#""ok","busy","down""#, 4));
         let mut store = Memory::default();
-        let (stop, sent, elapsed) = run(&e, &mut store);
+        let (stop, sent, elapsed, overhead) = run(&e, &mut store);
         assert_eq!(stop, Stop::Idle);
         assert_eq!(store.records.len(), 12, "every call settled and stored");
+        // The fake clock stands still between sleeps: every turn took 0 ms.
+        let cost = overhead.per_call();
+        assert_eq!((cost.calls, cost.turn_p50_ms, cost.turn_p90_ms), (12, Some(0.0), Some(0.0)));
         let p = e.borrow_mut().progress(elapsed);
         assert_eq!((p.answered, p.failed), (8, 4));
         // busy: sent twice each (429, then the answer); down: twice each (both network errors).
@@ -310,7 +303,7 @@ mod tests {
         let again = RefCell::new(engine(r#""ok""#, 5));
         again.borrow_mut().restore(&first.records[..3]);
         let mut second = Memory::default();
-        let (_, sent, _) = run(&again, &mut second);
+        let (_, sent, _, _) = run(&again, &mut second);
         assert_eq!((sent.len(), second.records.len()), (2, 2));
     }
 
@@ -318,7 +311,7 @@ mod tests {
     fn a_store_failure_pauses_the_run_and_is_reported() {
         let e = RefCell::new(engine(r#""ok""#, 10));
         let mut store = Memory { fail_after: Some(3), ..Memory::default() };
-        let (stop, sent, _) = run(&e, &mut store);
+        let (stop, sent, _, _) = run(&e, &mut store);
         assert_eq!(stop, Stop::StoreFailed("disk full".into()));
         assert_eq!(store.records.len(), 3);
         // Concurrency 2: at most the two calls in flight when the store failed went out after.

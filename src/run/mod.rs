@@ -11,7 +11,8 @@
 //!   limits, [`limits`]), what to do with each answer (store it, retry it after a
 //!   [`backoff`], or give up), and reports [`progress`];
 //! - [`driver`]: the one loop that runs the engine, over a transport, a clock and a store
-//!   that each target supplies (the CLI's ureq and journal, the page's fetch and IndexedDB);
+//!   that each target supplies (the CLI's ureq and journal, the page's fetch and IndexedDB),
+//!   and [`overhead`], what the loop itself costs per call;
 //! - [`journal`]: the CLI's append-only store of finished records, read back on resume;
 //! - [`batch`]: the same plan through the providers' batch APIs instead of live calls, and
 //!   [`batch_plan`], the page's way to it (one provider and model plus a cases file).
@@ -31,6 +32,7 @@ pub mod embed_texts;
 pub mod engine;
 pub mod journal;
 pub mod limits;
+pub mod overhead;
 pub mod plan;
 pub mod price;
 pub mod progress;

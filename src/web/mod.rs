@@ -50,7 +50,9 @@ pub use divergence::DivergenceSession;
 #[cfg(feature = "tools")]
 pub use requirements::RequirementsSession;
 #[cfg(feature = "tools")]
-pub use run::{RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs};
+pub use run::{
+    RunSession, builtin_prices, models_request, network_failure_advice, parse_model_list, provider_specs, record_to_js,
+};
 #[cfg(feature = "tools")]
 pub use study::StudySession;
 

@@ -27,7 +27,7 @@ use crate::run::price::PriceTable;
 use crate::run::{CallResult, Completion, Engine, Plan, RunSpec, TransportError, cases};
 use futures_channel::mpsc::{UnboundedSender, unbounded};
 use js_sys::{Array, Reflect, Uint8Array};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -43,7 +43,7 @@ const MAX_BYTES: usize = 256 << 20;
 #[wasm_bindgen]
 pub struct RunSession {
     engine: Rc<RefCell<Engine>>,
-    overhead: Rc<Cell<Overhead>>,
+    overhead: Rc<RefCell<Overhead>>,
     advice: Rc<RefCell<Advice>>,
     /// Set while a driver loop runs: wakes it when a resume or a retry has work for it.
     poke: Rc<RefCell<Option<UnboundedSender<()>>>>,
@@ -80,7 +80,7 @@ impl driver::Store for JsStore {
         let message = |v: JsValue| {
             Reflect::get(&v, &JsValue::from_str("message")).ok().and_then(|m| m.as_string()).unwrap_or_else(|| text(v))
         };
-        let record = to_js(record).map_err(message)?;
+        let record = record_to_js(record).map_err(message)?;
         let vectors = match embeddings {
             Some(v) => to_js(&v).map_err(message)?,
             None => JsValue::NULL,
@@ -89,14 +89,12 @@ impl driver::Store for JsStore {
     }
 }
 
-/// The driver's cost per settled call in the worker (ms), for the Run tab and the benchmark.
-#[derive(serde::Serialize)]
-struct OverheadPerCall {
-    calls: u64,
-    next_ms: f64,
-    complete_ms: f64,
-    store_ms: f64,
-    per_call_ms: f64,
+/// A record as the object the store keeps: the same object [`to_js`] makes (property order,
+/// null for a missing value), made by the browser's `JSON.parse` from one string instead of a
+/// property set from wasm per field, which is most of a record's handover to the store.
+pub fn record_to_js(record: &Record) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(record).map_err(|e| fail("output", &e.to_string(), &()))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// What the worker shows: the engine's progress, the advice per target, the driver's cost.
@@ -105,7 +103,8 @@ struct PageProgress<'a> {
     #[serde(flatten)]
     progress: crate::run::progress::Progress,
     advice: &'a HashMap<String, String>,
-    overhead: OverheadPerCall,
+    /// The driver's cost per settled call in the worker (ms), for the benchmark.
+    overhead: crate::run::overhead::PerCall,
 }
 
 fn kind_of(kind: &str) -> Result<ProviderKind, JsValue> {
@@ -346,7 +345,7 @@ impl RunSession {
         *self.poke.borrow_mut() = Some(tx);
         self.advice.borrow_mut().origin = origin;
         let (engine, overhead, poke) = (Rc::clone(&self.engine), Rc::clone(&self.overhead), Rc::clone(&self.poke));
-        let transport = Fetch { advice: Rc::clone(&self.advice) };
+        let transport = Fetch::new(Rc::clone(&self.advice));
         wasm_bindgen_futures::future_to_promise(async move {
             let mut store = JsStore(store);
             let stop =
@@ -363,14 +362,7 @@ impl RunSession {
     /// driver's `overhead` per settled call.
     pub fn progress(&mut self, now: f64) -> Result<JsValue, JsValue> {
         let progress = self.engine.borrow_mut().progress(if now.is_finite() { now } else { 0.0 });
-        let o = self.overhead.get().per_call();
-        let overhead = OverheadPerCall {
-            calls: o.calls,
-            next_ms: o.next_ms,
-            complete_ms: o.complete_ms,
-            store_ms: o.store_ms,
-            per_call_ms: o.next_ms + o.complete_ms + o.store_ms,
-        };
+        let overhead = self.overhead.borrow().per_call();
         to_js(&PageProgress { progress, advice: &self.advice.borrow().given, overhead })
     }
 
