@@ -321,8 +321,9 @@ pub fn limitations(s: &Session, report: &Report) -> Vec<String> {
             format!(" The two detectors judge answers differently in {}.", rows.join("; "))
         };
         out.push(format!(
-            "Refusals are detected by a phrase lexicon, which decides every figure; a refusal worded in a way it does not know counts as an answer, and a refusal phrase anywhere in a reply (quoted, or after a full answer) as a refusal. A stricter second detector, the opening rule (a reply of at most {} words with a lexicon phrase in its first sentence), is run beside it.{disagreement} Check a sample by eye in the Cross-lingual tab's review.",
-            crate::text::refusal_opening::MAX_WORDS
+            "Refusals are detected by a phrase lexicon, which decides every figure; a refusal worded in a way it does not know counts as an answer, and a refusal phrase anywhere in a reply (quoted, or after a full answer) as a refusal. A stricter second detector, the opening rule (a reply of at most {} words, or {} characters in Chinese and Japanese, with a lexicon phrase in its first sentence), is run beside it.{disagreement} Check a sample by eye in the Cross-lingual tab's review.",
+            crate::text::refusal_opening::MAX_WORDS,
+            crate::text::refusal_opening::MAX_UNSPACED_CHARS
         ));
     }
     out.push("The power notes treat the two models' outcomes as independent; the paired tests used have at least that power when the outcomes are positively correlated.".into());
