@@ -160,7 +160,12 @@ impl Prepared {
     }
 
     /// Builds the job on `data`; a problem with the data skips the test, saying why.
-    pub(super) fn new(row: Row, data: Result<Data, MultivariateError>, labels: Vec<String>, options: Options) -> Prepared {
+    pub(super) fn new(
+        row: Row,
+        data: Result<Data, MultivariateError>,
+        labels: Vec<String>,
+        options: Options,
+    ) -> Prepared {
         let built = data.and_then(|data| {
             let input = match &data {
                 Data::Vectors(v, d) => Input::Vectors(v, *d),

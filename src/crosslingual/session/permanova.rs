@@ -149,7 +149,8 @@ impl Session {
         let index = run.rows.len();
         let checked = out.job().ok_or(SessionError::NoRun).and_then(|job| {
             let total = job.progress().total;
-            let counts = Counts { first: 0, end: o.permutations, permanova: o.exceedances, permdisp: o.permdisp.exceedances };
+            let counts =
+                Counts { first: 0, end: o.permutations, permanova: o.exceedances, permdisp: o.permdisp.exceedances };
             if o.permutations != total {
                 return Err(SessionError::Invalid(format!(
                     "PERMANOVA test {index}: the report has {} permutations, the test {total}",
