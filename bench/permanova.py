@@ -16,7 +16,8 @@ core); both are printed with numpy's BLAS configuration. scikit-bio is pinned to
 
 Env: RUNS (5), CASES ("1000:768:999 1000:768:9999"), BIG ("5000:1536:999", ours only, peak
 RSS), PERMDISP (centroid|median, both sides), SKIP_SKBIO=1, WEB=1 (Chromium, if www/pkg is
-built: the page's wasm on the same file, RUNS timings in one page). Output: bench/out/permanova.txt."""
+built with --features bench: the page's wasm on the same file, RUNS timings of its worker pool
+and RUNS of one thread, alternating, in one page), WEB_PORT (8096). Output: bench/out/permanova.txt."""
 import json, os, statistics, subprocess, sys, time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -142,10 +143,14 @@ def web(n, dim, perms, native_median, native):
             say(f"  Chromium: {w}")
             return
         wm, wmin = stats(w["all"])
+        sm, smin = stats(w["single"])
         same = w["sample"] == native["sample"] and w["p"] == native["p"] and w["permdisp_p"] == native["permdisp_p"]
-        say(f"  Chromium (1 thread, wasm simd128): median {wm:.3f} s, min {wmin:.3f} s, {wm / native_median:.2f}x native median, "
-            f"wasm memory {w['wasm_memory_mb']:.0f} MB; {'F and p bit-identical to native' if same else 'DIFFER from native'}; "
-            f"load {before} -> {loadavg()}")
+        same = same and w["pool_equals_single"]
+        say(f"  Chromium, the page's pool ({w['workers']} workers, wasm simd128): median {wm:.3f} s, min {wmin:.3f} s, "
+            f"{wm / native_median:.2f}x native median; {'F and p bit-identical to native' if same else 'DIFFER from native'}")
+        say(f"  Chromium, one thread (the former path), alternating with the pool: median {sm:.3f} s, min {smin:.3f} s, "
+            f"{sm / native_median:.2f}x native median, pool {sm / wm:.2f}x faster (medians); "
+            f"main thread's wasm memory {w['wasm_memory_mb']:.0f} MB; load {before} -> {loadavg()}")
     finally:
         server.kill()
 

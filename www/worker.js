@@ -5,20 +5,14 @@
 // home screen and the Results chart) and the full one (pkg/evenhand.js: every tool's session),
 // fetched and compiled the first time a tool's operation arrives (`tools()`).
 import init, { Workspace, version, record_fields, default_experiment, group_fields, power_curve, power_chart, batch_export, builtin_files } from "./pkg/home.js";
+import { loadTools, plainError } from "./wasm-tools.js";
 
 /** The full module, once loaded. @type {typeof import("./pkg/evenhand.js")} */
 let T;
-/** @type {Promise<void> | undefined} */
-let toolsLoading;
 function tools() {
-  toolsLoading ??= import("./pkg/evenhand.js").then(async (full) => {
-    await full.default();
+  return loadTools().then((full) => {
     T = full;
-  }).catch((error) => {
-    toolsLoading = undefined; // a later call tries again (a dropped connection, say)
-    throw new Error(`the tools' analysis engine (wasm) could not be loaded: ${error.message ?? error}`);
   });
-  return toolsLoading;
 }
 
 // The tools' built-in datasets are not in the wasm either (src/builtin.rs): each tool's files
@@ -173,7 +167,10 @@ const ops = {
   crosslingualView: () => ({ ...crosslingual().view(), distances: crosslingual().distances() ?? null }),
   crosslingualExport: (format) => crosslingual().export(format),
   crosslingualPermPlan: (settings) => crosslingual().permanova_plan(settings),
-  crosslingualPermStep: (tests) => crosslingual().permanova_step(tests),
+  // A test at a time for the PERMANOVA pool (permanova-pool.js): its request out, its report
+  // back (embeddings and an uploaded matrix alike).
+  crosslingualPermNext: () => crosslingual().permanova_next(),
+  crosslingualPermTake: (result) => crosslingual().permanova_take(result),
   crosslingualPermCancel: () => crosslingual().permanova_cancel(),
   // Provider runs (the run engine sends them): cases out, records and vectors back.
   crosslingualRunCases: (request) => crosslingual().run_cases(request),
@@ -250,13 +247,6 @@ const ops = {
 const HOME = new Set(["info", "view", "rows", "run", "load", "settings", "setSettings", "export", "bundle", "openBundle",
   "bundleRecordsUrl", "shareFragment", "openShare", "experiment", "powerCurve", "powerChart", "batchExport", "batchImport"]);
 
-// Errors from the wasm are plain {kind, message, detail} objects; anything else (a JS
-// exception, a panic) is turned into the same shape so it survives postMessage.
-function plain(error) {
-  if (error && typeof error === "object" && "message" in error && !(error instanceof Error)) return error;
-  return { kind: "internal", message: String(error && error.message ? error.message : error), detail: null };
-}
-
 self.addEventListener("message", async ({ data: { id, op, args } }) => {
   try {
     await ready;
@@ -264,6 +254,6 @@ self.addEventListener("message", async ({ data: { id, op, args } }) => {
     if (!HOME.has(op)) await Promise.all([tools(), builtinData(op)]);
     self.postMessage({ id, ok: true, value: ops[op](...(args ?? [])) });
   } catch (error) {
-    self.postMessage({ id, ok: false, error: plain(error) });
+    self.postMessage({ id, ok: false, error: plainError(error) });
   }
 });

@@ -17,12 +17,11 @@
 //! have given (for a Euclidean matrix, the same picture as their PCA).
 
 use super::analysis::Dataset;
-use super::permanova::{self as perm, Row, Settings, Test};
+use super::permanova::{self as perm, Data, Prepared, Row, Settings, Test};
 use super::runs::embedding_key;
 use crate::formats::Problem;
 use crate::formats::embeddings::read_distance_matrix;
 use crate::stats::distance::DistanceMatrix;
-use crate::stats::permanova::{Input, Options, permanova};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -127,22 +126,21 @@ fn group(d: &Dataset, m: &Distances, lang: &str, t: &Test, s: &Settings) -> Vec<
     if s.modes.is_empty() { pick(None) } else { s.modes.iter().flat_map(|md| pick(Some(md))).collect() }
 }
 
-/// Runs one test on the matrix; a test that cannot run is a skipped row saying why.
-pub fn run(d: &Dataset, m: &Distances, t: &Test, s: &Settings) -> Row {
+/// Builds one test's job on the matrix; a test that cannot run is skipped, saying why.
+pub fn prepare(d: &Dataset, m: &Distances, t: &Test, s: &Settings) -> Prepared {
     let (ga, gb) = (group(d, m, &t.language_a, t, s), group(d, m, &t.language_b, t, s));
-    let mut row =
+    let row =
         Row { test: t.clone(), n_a: ga.len(), n_b: gb.len(), result: None, skipped: None, p_holm: None, p_bh: None };
     if ga.len() < 2 || gb.len() < 2 {
-        row.skipped = Some(format!("needs at least 2 responses per language, found {} and {}", ga.len(), gb.len()));
-        return row;
+        let why = format!("needs at least 2 responses per language, found {} and {}", ga.len(), gb.len());
+        return Prepared::skipped(row, why);
     }
     let idx: Vec<usize> = ga.iter().chain(&gb).copied().collect();
-    let labels: Vec<&str> =
-        ga.iter().map(|_| t.language_a.as_str()).chain(gb.iter().map(|_| t.language_b.as_str())).collect();
-    let options = Options { permutations: s.permutations, seed: perm::test_seed(t, s), ..Options::default() };
-    match m.matrix.subset(&idx).and_then(|sub| permanova(Input::Matrix(&sub), &labels, options)) {
-        Ok(p) => row.result = Some(p),
-        Err(e) => row.skipped = Some(e.to_string()),
-    }
-    row
+    let data = m.matrix.subset(&idx).map(Data::Matrix);
+    Prepared::new(row, data, perm::labels(t, ga.len(), gb.len()), perm::options(t, s))
+}
+
+/// Runs one test on the matrix ([`prepare`], then every permutation).
+pub fn run(d: &Dataset, m: &Distances, t: &Test, s: &Settings) -> Row {
+    prepare(d, m, t, s).run()
 }

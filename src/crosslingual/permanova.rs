@@ -16,16 +16,19 @@
 //!   topics)); the family is stated in the output. Tests with fewer than two vectors in a
 //!   group are listed as skipped, with why, and are not in the family.
 //!
-//! The page runs the tests one at a time (progress and cancel between tests); the CLI runs them
-//! all through [`run_all`]. Both give the same bits.
+//! The CLI runs the tests through [`run_all`]. The page takes them one at a time from its
+//! session: [`prepare`] builds a test's job (or says why it is skipped, as [`run`] does), and
+//! [`Ready::request`] is the flat request from which the page's workers build the same job and
+//! count its permutations between them (www/permanova-pool.js). All give the same bits.
 
 use super::analysis::{Dataset, embedding_groups};
 use crate::rng::stable_hash;
 use crate::stats::correction::{benjamini_hochberg, holm};
-use crate::stats::distance::Distance;
+use crate::stats::distance::{Distance, DistanceMatrix};
 use crate::stats::multivariate::{MultivariateError, Vectors};
 use crate::stats::pca::{Projection, pca_2d};
-use crate::stats::permanova::{Input, Options, Permanova, permanova};
+use crate::stats::permanova::{Input, Options, Permanova, PermanovaJob};
+use crate::stats::permanova_query::PermanovaQuery;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -130,32 +133,135 @@ fn groups<'a>(d: &'a Dataset, t: &Test, s: &Settings) -> (Vec<&'a [f64]>, Vec<&'
     (ga, gb)
 }
 
-/// Runs one test. Problems with the data (too few vectors, vectors of different lengths) make
-/// a skipped row that says why, never a panic.
-pub fn run(d: &Dataset, t: &Test, s: &Settings) -> Row {
+/// One test made ready: its row (group sizes filled in; `skipped` set when it cannot run) and
+/// otherwise its job with the data it was built from, so the same job can be rebuilt elsewhere
+/// ([`Prepared::request`]).
+pub struct Prepared {
+    pub row: Row,
+    work: Option<Box<Work>>,
+}
+
+struct Work {
+    job: PermanovaJob,
+    data: Data,
+    labels: Vec<String>,
+    options: Options,
+}
+
+pub(super) enum Data {
+    Vectors(Vectors, Distance),
+    Matrix(DistanceMatrix),
+}
+
+impl Prepared {
+    /// A test that cannot run, and why.
+    pub(super) fn skipped(row: Row, why: String) -> Prepared {
+        Prepared { row: Row { skipped: Some(why), ..row }, work: None }
+    }
+
+    /// Builds the job on `data`; a problem with the data skips the test, saying why.
+    pub(super) fn new(
+        row: Row,
+        data: Result<Data, MultivariateError>,
+        labels: Vec<String>,
+        options: Options,
+    ) -> Prepared {
+        let built = data.and_then(|data| {
+            let input = match &data {
+                Data::Vectors(v, d) => Input::Vectors(v, *d),
+                Data::Matrix(m) => Input::Matrix(m),
+            };
+            Ok((PermanovaJob::new(input, &labels, options)?, data))
+        });
+        match built {
+            Ok((job, data)) => Prepared { row, work: Some(Box::new(Work { job, data, labels, options })) },
+            Err(e) => Prepared::skipped(row, e.to_string()),
+        }
+    }
+
+    /// The job, unless the test is skipped.
+    pub fn job(&mut self) -> Option<&mut PermanovaJob> {
+        self.work.as_mut().map(|w| &mut w.job)
+    }
+
+    /// The flat request ([`PermanovaQuery`] and its numbers: vectors row-major, or the square
+    /// distance matrix) from which `query.job(values)` builds this job again, bit for bit;
+    /// None when the test is skipped.
+    pub fn request(&self) -> Option<(PermanovaQuery, Vec<f64>)> {
+        let w = self.work.as_ref()?;
+        let (permutations, seed) = (Some(w.options.permutations), Some(w.options.seed));
+        let mut query = PermanovaQuery {
+            groups: w.labels.clone(),
+            dim: None,
+            matrix: false,
+            distance: Distance::default(),
+            permutations,
+            seed,
+            permdisp: w.options.permdisp,
+        };
+        let values = match &w.data {
+            Data::Vectors(v, d) => {
+                (query.dim, query.distance) = (Some(v.dim()), *d);
+                v.rows().flatten().copied().collect()
+            }
+            Data::Matrix(m) => {
+                query.matrix = true;
+                let n = m.len();
+                (0..n).flat_map(|i| (0..n).map(move |j| m.get(i, j))).collect()
+            }
+        };
+        Some((query, values))
+    }
+
+    /// Runs every permutation here and fills the row.
+    pub fn run(mut self) -> Row {
+        if let Some(job) = self.job() {
+            job.advance(usize::MAX);
+        }
+        self.finish()
+    }
+
+    /// The row, with the job's report once every permutation is counted (or why not).
+    pub fn finish(self) -> Row {
+        let mut row = self.row;
+        if let Some(w) = self.work {
+            match w.job.result() {
+                Ok(p) => row.result = Some(p),
+                Err(e) => row.skipped = Some(e.to_string()),
+            }
+        }
+        row
+    }
+}
+
+/// Builds one test's job on the embeddings. Problems with the data (too few vectors, vectors
+/// of different lengths) skip the test with a row that says why, never a panic.
+pub fn prepare(d: &Dataset, t: &Test, s: &Settings) -> Prepared {
     let (ga, gb) = groups(d, t, s);
-    let mut row =
+    let row =
         Row { test: t.clone(), n_a: ga.len(), n_b: gb.len(), result: None, skipped: None, p_holm: None, p_bh: None };
     if ga.len() < 2 || gb.len() < 2 {
-        row.skipped = Some(format!("needs at least 2 embeddings per language, found {} and {}", ga.len(), gb.len()));
-        return row;
+        let why = format!("needs at least 2 embeddings per language, found {} and {}", ga.len(), gb.len());
+        return Prepared::skipped(row, why);
     }
     let rows: Vec<&[f64]> = ga.iter().chain(&gb).copied().collect();
-    let labels: Vec<&str> =
-        ga.iter().map(|_| t.language_a.as_str()).chain(gb.iter().map(|_| t.language_b.as_str())).collect();
-    let seed = test_seed(t, s);
-    let outcome = Vectors::from_rows(&rows).and_then(|v| {
-        permanova(
-            Input::Vectors(&v, s.distance),
-            &labels,
-            Options { permutations: s.permutations, seed, ..Options::default() },
-        )
-    });
-    match outcome {
-        Ok(p) => row.result = Some(p),
-        Err(e) => row.skipped = Some(e.to_string()),
-    }
-    row
+    let data = Vectors::from_rows(&rows).map(|v| Data::Vectors(v, s.distance));
+    Prepared::new(row, data, labels(t, ga.len(), gb.len()), options(t, s))
+}
+
+/// Runs one test ([`prepare`], then every permutation).
+pub fn run(d: &Dataset, t: &Test, s: &Settings) -> Row {
+    prepare(d, t, s).run()
+}
+
+/// Language a's label `a` times, then language b's.
+pub(super) fn labels(t: &Test, a: usize, b: usize) -> Vec<String> {
+    std::iter::repeat_n(t.language_a.clone(), a).chain(std::iter::repeat_n(t.language_b.clone(), b)).collect()
+}
+
+/// A test's permutations and seed (PERMDISP around the centroid).
+pub(super) fn options(t: &Test, s: &Settings) -> Options {
+    Options { permutations: s.permutations, seed: test_seed(t, s), ..Options::default() }
 }
 
 /// The seed of one test's permutations (see the module docs).

@@ -13,6 +13,7 @@ use crate::text::refusal::Lexicon;
 
 mod matrix;
 mod permanova;
+pub use permanova::{DispersionOutcome, Handout, Outcome};
 mod provider;
 use super::simulate::{self, Behaviour};
 use crate::formats::{self, FileFormat, Problem};
@@ -121,6 +122,8 @@ pub enum SessionError {
     NoRecords { file: String, problems: Vec<Problem> },
     #[error("load records (or run the simulated model) before embeddings")]
     NoData,
+    #[error("{0}")]
+    Permanova(#[from] crate::stats::multivariate::MultivariateError),
 }
 
 struct Run {
@@ -150,6 +153,8 @@ struct PermRun {
     settings: perm::Settings,
     tests: Vec<Test>,
     rows: Vec<Row>,
+    /// The test handed out to the page's workers (`permanova_next`), until its report is taken.
+    out: Option<perm::Prepared>,
 }
 
 impl Default for Session {

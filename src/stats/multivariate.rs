@@ -59,6 +59,12 @@ pub enum MultivariateError {
     Overflow,
     #[error("the job has run {done} of {total} permutations; advance it to the end first")]
     Unfinished { done: usize, total: usize },
+    #[error("permutations {first}..{end} are not a range within the job's 0..{total}")]
+    OutsideJob { first: usize, end: usize, total: usize },
+    #[error("permutations {first}..{end} overlap {counted_first}..{counted_end}, whose counts are already in")]
+    Overlap { first: usize, end: usize, counted_first: usize, counted_end: usize },
+    #[error("permutations {first}..{end}: {found} exceedances, more than the range has permutations")]
+    TooManyExceedances { first: usize, end: usize, found: usize },
 }
 
 pub type Result<T> = std::result::Result<T, MultivariateError>;

@@ -13,10 +13,17 @@
 //! Otherwise ("matrix") the squared distances are computed once (condensed upper
 //! triangle) and SS_W is summed per permutation, sixteen permutations per pass.
 //!
-//! **Threads.** Natively, blocks of permutations run on all of rayon's threads
-//! (`RAYON_NUM_THREADS` sets how many); in wasm one after another. Each permutation's F is
-//! computed the same way in any block on any thread and only the counts k are summed, so
-//! the result has the same bits for every thread count.
+//! **Threads and workers.** [`PermanovaJob::count`] counts the exceedances of any range of
+//! permutations without changing the job; [`PermanovaJob::absorb`] adds a range's counts,
+//! refusing ranges outside the job or already counted; `advance` is the two in turn.
+//! Natively, a range's blocks run on all of rayon's threads (`RAYON_NUM_THREADS` sets how
+//! many); in wasm one after another, and the page gets its parallelism from several Web
+//! Workers instead (www/permanova-pool.js): each builds the same job, counts its share of the
+//! range, and one absorbs every share. Not wasm threads: they need a SharedArrayBuffer, which
+//! browsers grant only to cross-origin isolated pages (COOP/COEP headers), and a static host
+//! cannot promise those. Each permutation's F is computed the same way in any block, on any
+//! thread or worker, and only the counts k are summed, so the result has the same bits for
+//! every split.
 //!
 //! **Permutations.** P relabellings of the points; permutation k (0-based) is
 //! `permutation::relabel(seed, b"permanova", k)`: Fisher–Yates on a fresh copy of the
@@ -99,6 +106,17 @@ pub struct Progress {
     pub total: usize,
 }
 
+/// How many of permutations `first..end` reached the observed F, of PERMANOVA and of
+/// PERMDISP ([`PermanovaJob::count`]); what a worker hands back for [`PermanovaJob::absorb`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    pub first: usize,
+    pub end: usize,
+    pub permanova: usize,
+    pub permdisp: usize,
+}
+
 enum Kernel {
     Fast(GroupSums),
     Matrix(PairSums),
@@ -115,7 +133,8 @@ pub struct PermanovaJob {
     ss_b: f64,
     ss_w: f64,
     f: f64,
-    done: usize,
+    /// The permutation ranges absorbed so far: sorted, disjoint, adjacent ones merged.
+    counted: Vec<(usize, usize)>,
     exceed: usize,
     z: Vec<f64>,
     negative_squared: usize,
@@ -196,7 +215,7 @@ impl PermanovaJob {
             ss_b: 0.0,
             ss_w: 0.0,
             f: 0.0,
-            done: 0,
+            counted: vec![],
             exceed: 0,
             z,
             negative_squared,
@@ -260,35 +279,82 @@ impl PermanovaJob {
     }
 
     pub fn progress(&self) -> Progress {
-        Progress { done: self.done, total: self.options.permutations }
+        Progress { done: self.counted.iter().map(|(a, b)| b - a).sum(), total: self.options.permutations }
     }
 
-    /// Runs up to `count` more permutations (PERMANOVA and PERMDISP each).
-    pub fn advance(&mut self, count: usize) -> Progress {
-        let end = self.done.saturating_add(count).min(self.options.permutations);
-        let starts: Vec<usize> = (self.done..end).step_by(BLOCK).collect();
-        let run = |&first: &usize| self.run_block(first, BLOCK.min(end - first));
+    /// Counts permutations `first..end` (blocks of [`BLOCK`], on rayon's threads natively)
+    /// without changing the job: any split of 0..P, counted anywhere, sums to the same k.
+    pub fn count(&self, first: usize, end: usize) -> Result<Counts> {
+        let total = self.options.permutations;
+        if first > end || end > total {
+            return Err(MultivariateError::OutsideJob { first, end, total });
+        }
+        let starts: Vec<usize> = (first..end).step_by(BLOCK).collect();
+        let run = |&start: &usize| self.run_block(start, BLOCK.min(end - start));
         #[cfg(not(target_arch = "wasm32"))]
-        let counts: Vec<(usize, usize)> = {
+        let blocks: Vec<(usize, usize)> = {
             use rayon::prelude::*;
             starts.par_iter().map(run).collect()
         };
         // No threads in the page's wasm (no shared memory without cross-origin isolation).
         #[cfg(target_arch = "wasm32")]
-        let counts: Vec<(usize, usize)> = starts.iter().map(run).collect();
-        for (hits, disp_hits) in counts {
-            self.exceed += hits;
-            self.disp_exceed += disp_hits;
+        let blocks: Vec<(usize, usize)> = starts.iter().map(run).collect();
+        let (permanova, permdisp) = blocks.iter().fold((0, 0), |(a, b), &(x, y)| (a + x, b + y));
+        Ok(Counts { first, end, permanova, permdisp })
+    }
+
+    /// Adds the counts of a range of permutations. A range outside 0..P, one that overlaps a
+    /// range already absorbed, or more exceedances than the range has permutations is
+    /// refused, and the job is left as it was.
+    pub fn absorb(&mut self, c: Counts) -> Result<Progress> {
+        let (first, end, total) = (c.first, c.end, self.options.permutations);
+        if first > end || end > total {
+            return Err(MultivariateError::OutsideJob { first, end, total });
         }
-        self.done = end.max(self.done);
+        if c.permanova.max(c.permdisp) > end - first {
+            return Err(MultivariateError::TooManyExceedances { first, end, found: c.permanova.max(c.permdisp) });
+        }
+        if first < end {
+            let at = self.counted.partition_point(|&(_, b)| b <= first);
+            if let Some(&(a, b)) = self.counted.get(at).filter(|&&(a, _)| a < end) {
+                return Err(MultivariateError::Overlap { first, end, counted_first: a, counted_end: b });
+            }
+            self.counted.insert(at, (first, end));
+            // Merge with the neighbours it touches, so a finished job holds exactly [(0, P)].
+            if at + 1 < self.counted.len() && self.counted[at + 1].0 == end {
+                self.counted[at].1 = self.counted.remove(at + 1).1;
+            }
+            if at > 0 && self.counted[at - 1].1 == first {
+                self.counted[at - 1].1 = self.counted.remove(at).1;
+            }
+        }
+        self.exceed += c.permanova;
+        self.disp_exceed += c.permdisp;
+        Ok(self.progress())
+    }
+
+    /// Runs up to `count` more permutations (PERMANOVA and PERMDISP each), from the first
+    /// one not yet counted.
+    pub fn advance(&mut self, count: usize) -> Progress {
+        let total = self.options.permutations;
+        let (first, limit) = match self.counted.first() {
+            Some(&(0, b)) => (b, self.counted.get(1).map_or(total, |r| r.0)),
+            Some(&(a, _)) => (0, a),
+            None => (0, total),
+        };
+        let end = first.saturating_add(count).min(limit);
+        // Neither call can fail: first..end lies within 0..P and outside every counted range.
+        if let Ok(c) = self.count(first, end) {
+            let _ = self.absorb(c);
+        }
         self.progress()
     }
 
     /// The report, once every permutation has run.
     pub fn result(&self) -> Result<Permanova> {
         let p_total = self.options.permutations;
-        if self.done < p_total {
-            return Err(MultivariateError::Unfinished { done: self.done, total: p_total });
+        if self.counted != [(0, p_total)] {
+            return Err(MultivariateError::Unfinished { done: self.progress().done, total: p_total });
         }
         let (n, g) = (self.grouping.of.len(), self.grouping.count());
         let p = |k: usize| (k + 1) as f64 / (p_total + 1) as f64;

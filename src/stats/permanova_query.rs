@@ -8,7 +8,7 @@ use super::permanova::{Input, Options, PermanovaJob};
 use super::permdisp::Center;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PermanovaQuery {
     pub groups: Vec<String>,

@@ -80,6 +80,24 @@ impl CrosslingualSession {
         to_js(&self.0.permanova_step(tests as usize).map_err(failed)?)
     }
 
+    /// The next planned test for the page's pool of workers: {done, total, test, query,
+    /// values}, `values` a Float64Array for `PermanovaRun` with `query`; `test` is null once
+    /// every test is in (the corrections then applied). Skipped tests on the way are recorded.
+    pub fn permanova_next(&mut self) -> Result<JsValue, JsValue> {
+        let h = self.0.permanova_next().map_err(failed)?;
+        let out = to_js(&h)?;
+        let values = js_sys::Float64Array::from(&h.values[..]);
+        js_sys::Reflect::set(&out, &"values".into(), &values).map_err(|_| failed("the handout is not an object"))?;
+        Ok(out)
+    }
+
+    /// The handed-out test's report from the pool (`PermanovaRun.result()`); returns
+    /// {done, total} in tests. A report that is not the test's cancels the run.
+    pub fn permanova_take(&mut self, result: JsValue) -> Result<JsValue, JsValue> {
+        let o: crate::crosslingual::session::Outcome = from_js("permanova result", result)?;
+        to_js(&self.0.permanova_take(o).map_err(failed)?)
+    }
+
     pub fn permanova_cancel(&mut self) {
         self.0.permanova_cancel();
     }

@@ -8,6 +8,8 @@
 //! - [`bbq`]: the Benchmarks view's [`BbqSession`];
 //! - [`crosslingual`]: the Cross-lingual view's [`CrosslingualSession`];
 //! - [`divergence`]: the Divergence view's [`DivergenceSession`];
+//! - `permanova`: [`PermanovaRun`], one PERMANOVA job for the page's pool of workers
+//!   (www/permanova-pool.js), which the Cross-lingual view runs its tests through;
 //! - [`requirements`]: the Requirements view's [`RequirementsSession`];
 //! - [`run`]: the Run view's [`RunSession`] and provider facts;
 //! - [`study`]: the study flow's [`StudySession`] (home screen, guided flow, report);
@@ -32,6 +34,8 @@ mod divergence;
 #[cfg(feature = "tools")]
 mod fetch;
 #[cfg(feature = "tools")]
+mod permanova;
+#[cfg(feature = "tools")]
 mod requirements;
 #[cfg(feature = "tools")]
 mod run;
@@ -41,12 +45,14 @@ mod study;
 #[cfg(feature = "tools")]
 pub use bbq::BbqSession;
 #[cfg(feature = "bench")]
-pub use bench::{PermanovaRun, permanova, requirements_evaluate};
+pub use bench::{permanova, requirements_evaluate};
 #[cfg(feature = "tools")]
 pub use crosslingual::CrosslingualSession;
 pub use demo::{Workspace, batch_export, default_experiment, group_fields, power_chart, power_curve, record_fields};
 #[cfg(feature = "tools")]
 pub use divergence::DivergenceSession;
+#[cfg(feature = "tools")]
+pub use permanova::PermanovaRun;
 #[cfg(feature = "tools")]
 pub use requirements::RequirementsSession;
 #[cfg(feature = "tools")]

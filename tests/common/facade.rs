@@ -24,6 +24,7 @@ macro_rules! all_facade_tests {
             divergence_run_cases_go_out_and_run_records_come_back,
             permanova_gives_the_native_bits,
             permanova_refuses_bad_input_without_trapping,
+            permanova_run_split_equals_the_whole,
             crosslingual_session_refuses_garbage_and_runs,
             crosslingual_provider_run_contract,
             crosslingual_page_runs_and_distances,
@@ -353,8 +354,8 @@ fn json_to_js(value: &serde_json::Value) -> JsValue {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap()
 }
 
-/// The page's build leaves the PERMANOVA exports out (only the benchmarks build them, with
-/// `--features bench`), so these run the core's flat-number request in the browser's wasm.
+/// The page's build leaves the one-call `permanova` export out (only the benchmarks build it,
+/// with `--features bench`), so these run the core's flat-number request in the browser's wasm.
 fn permanova_query(value: &JsValue) -> Result<PermanovaQuery, String> {
     let json: serde_json::Value = serde_wasm_bindgen::from_value(value.clone()).map_err(|e| e.to_string())?;
     if json.is_array() {
@@ -400,6 +401,38 @@ pub fn permanova_gives_the_native_bits() {
         let here = permanova_of(&permanova_large::query(groups, distance), values).expect("permanova");
         assert_eq!(here, large[format!("{groups} groups, {distance}")], "{groups} groups, {distance}: differs");
     }
+}
+
+/// The pool's route through the facade (www/permanova-pool.js): runs built from the same
+/// request count ranges of the permutations, one run absorbs them all, and the report is the
+/// native golden one; bad counts are error objects, not traps.
+pub fn permanova_run_split_equals_the_whole() {
+    let golden: serde_json::Value = serde_json::from_str(GOLDEN_PERMANOVA).unwrap();
+    let values: Vec<f64> = serde_json::from_value(golden["values"].clone()).unwrap();
+    let mut query = golden["query"].clone();
+    query["distance"] = "chord".into();
+    let run = || web::PermanovaRun::new(json_to_js(&query), values.clone()).expect("run");
+    let mut whole = run();
+    let mut counts = vec![];
+    for (first, end) in [(250, 499), (0, 1), (1, 250)] {
+        counts.push(run().count(first, end).expect("count"));
+    }
+    assert!(whole.result().is_err(), "nothing counted yet");
+    for c in &counts {
+        whole.absorb(c.clone()).expect("absorb");
+    }
+    let report: serde_json::Value = serde_wasm_bindgen::from_value(whole.result().unwrap()).unwrap();
+    assert!(same(&report, &golden["chord"]), "the split's report differs from the native one");
+    // Counted twice, outside the job, or not counts at all: refused.
+    assert!(whole.absorb(counts[1].clone()).is_err(), "a range absorbed twice");
+    assert!(run().count(0, 500).is_err(), "past the last permutation");
+    assert!(run().count(9, 3).is_err(), "a backwards range");
+    for g in garbage() {
+        assert!(run().absorb(g.clone()).is_err(), "absorb accepted {g:?}");
+    }
+    let mut r = run();
+    assert_eq!(Reflect::get(&r.advance(100).unwrap(), &"done".into()).unwrap().as_f64(), Some(100.0));
+    assert_eq!(Reflect::get(&r.progress().unwrap(), &"total".into()).unwrap().as_f64(), Some(499.0));
 }
 
 pub fn permanova_refuses_bad_input_without_trapping() {
@@ -474,15 +507,42 @@ pub fn crosslingual_session_refuses_garbage_and_runs() {
     }
     let settings = Object::new();
     Reflect::set(&settings, &"permutations".into(), &JsValue::from_f64(19.0)).unwrap();
-    let total = Reflect::get(&x.permanova_plan(settings.into()).unwrap(), &"total".into()).unwrap().as_f64().unwrap();
+    let total =
+        Reflect::get(&x.permanova_plan(settings.clone().into()).unwrap(), &"total".into()).unwrap().as_f64().unwrap();
     assert_eq!(total, 18.0);
     let mut done = 0.0;
     while done < total {
         done = Reflect::get(&x.permanova_step(1).unwrap(), &"done".into()).unwrap().as_f64().unwrap();
     }
     let report = Reflect::get(&x.view().unwrap(), &"report".into()).unwrap();
-    let rows = Reflect::get(&Reflect::get(&report, &"permanova".into()).unwrap(), &"rows".into()).unwrap();
+    let stepped = Reflect::get(&report, &"permanova".into()).unwrap();
+    let rows = Reflect::get(&stepped, &"rows".into()).unwrap();
     assert_eq!(Array::from(&rows).length(), 18);
+    // The same family the pool's way: each test's request out, a PermanovaRun on it, its
+    // report back; garbage reports are refused.
+    assert!(x.permanova_take(Object::new().into()).is_err(), "nothing planned");
+    x.permanova_plan(settings.into()).unwrap();
+    loop {
+        let next = x.permanova_next().unwrap();
+        let query = Reflect::get(&next, &"query".into()).unwrap();
+        if query.is_null() {
+            break;
+        }
+        let values = js_sys::Float64Array::from(Reflect::get(&next, &"values".into()).unwrap()).to_vec();
+        for g in garbage() {
+            assert!(x.permanova_take(g.clone()).is_err(), "permanova_take accepted {g:?}");
+        }
+        let mut run = web::PermanovaRun::new(query, values).unwrap();
+        run.advance(u32::MAX).unwrap();
+        let done = Reflect::get(&x.permanova_take(run.result().unwrap()).unwrap(), &"done".into()).unwrap();
+        if done.as_f64() == Some(total) {
+            break;
+        }
+    }
+    let pooled =
+        Reflect::get(&Reflect::get(&x.view().unwrap(), &"report".into()).unwrap(), &"permanova".into()).unwrap();
+    let json = |v: &JsValue| -> serde_json::Value { serde_wasm_bindgen::from_value(v.clone()).unwrap() };
+    assert!(same(&json(&pooled), &json(&stepped)), "the pool's route gives the steps' family");
 }
 
 /// The page's side of a provider run: cases out, records back (failed ones counted), texts to

@@ -272,3 +272,28 @@ test("the questions run on a provider through the Run tab and come back as the t
     mock.stop();
   }
 });
+
+test("PERMANOVA's permutations run on the pool's workers; Cancel stops them and the pool runs again", async ({ page }) => {
+  test.setTimeout(120_000);
+  const errors = watchErrors(page);
+  await simulated(page);
+  const pool = () => page.workers().filter((w) => w.url().endsWith("/permanova-worker.js"));
+  const size = await page.evaluate(() => Math.min(navigator.hardwareConcurrency || 2, 4));
+  // Enough permutations that the family takes seconds: Cancel lands between two chunks.
+  await page.getByLabel("Permutations per test").fill("100000");
+  await page.getByRole("button", { name: "Run PERMANOVA" }).click();
+  const progress = page.locator("#crosslingual-perm-progress");
+  await expect.poll(() => progress.evaluate((p) => p.value)).toBeGreaterThan(0);
+  await page.locator("#crosslingual-perm-cancel").click();
+  await expect(page.locator("#crosslingual-perm-error")).toContainText("Cancelled after");
+  await expect(page.locator("#crosslingual-perm-results")).toBeHidden();
+  expect(pool().length).toBe(size);
+  // The same workers run the next family to the end.
+  await page.getByLabel("Permutations per test").fill("99");
+  await page.getByRole("button", { name: "Run PERMANOVA" }).click();
+  await expect(page.locator("#crosslingual-perm-family")).toContainText("response embeddings, chord distance");
+  await expect(page.locator("#crosslingual-perm-error")).toBeHidden();
+  await expect(page.locator("#crosslingual-permanova-table tbody tr").first().locator("td").nth(4)).toHaveText("0.010");
+  expect(pool().length).toBe(size);
+  expect(errors).toEqual([]);
+});

@@ -7,6 +7,7 @@ import { createCrosslingualDashboard } from "./crosslingual-dashboard.js";
 import { createCrosslingualRuns } from "./crosslingual-runs.js";
 import { handToRun } from "../handover.js";
 import { readFile } from "../read-file.js";
+import { runPermanova } from "../permanova-pool.js";
 
 // Cases per worker call: small enough for a smooth progress bar, large enough to be quick.
 const STEP_CASES = 12;
@@ -221,9 +222,12 @@ export function createCrosslingual(call) {
   const setup = createCrosslingualSetup(call, refresh);
   createCrosslingualRuns(call, refresh);
 
-  // PERMANOVA: one test per worker call, so the progress bar moves and Cancel is heard.
-  let permCancelled = false;
-  $("crosslingual-perm-cancel").addEventListener("click", () => { permCancelled = true; });
+  // PERMANOVA: the worker's session hands out one test at a time; its permutations run on every
+  // core in the PERMANOVA pool, and its report goes back to the session, which applies the
+  // corrections after the last test. The bar counts permutations; Cancel is heard between chunks.
+  /** @type {AbortController | null} */
+  let permAbort = null;
+  $("crosslingual-perm-cancel").addEventListener("click", () => permAbort?.abort());
   $("crosslingual-perm-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     let settings;
@@ -235,28 +239,41 @@ export function createCrosslingual(call) {
       return;
     }
     showIn($("crosslingual-perm-error"));
-    permCancelled = false;
+    const abort = (permAbort = new AbortController());
     $("crosslingual-perm-run").disabled = true;
     $("crosslingual-perm-busy").hidden = false;
     const progress = $("crosslingual-perm-progress");
+    let p = { done: 0, total: 0 };
+    const show = (tests, permutations) => {
+      progress.value = tests * settings.permutations + permutations;
+      $("crosslingual-perm-status").textContent = `${tests} of ${p.total} tests`;
+    };
     try {
-      let p = await call("crosslingualPermPlan", settings);
-      progress.max = p.total;
+      p = await call("crosslingualPermPlan", settings);
+      progress.max = p.total * settings.permutations;
       while (p.done < p.total) {
-        if (permCancelled) {
-          await call("crosslingualPermCancel");
-          showIn($("crosslingual-perm-error"), `Cancelled after ${p.done} of ${p.total} tests; nothing was kept (corrections need the whole family).`);
-          return;
+        abort.signal.throwIfAborted();
+        const next = await call("crosslingualPermNext");
+        if (!next.test) {
+          p = next;
+          break;
         }
-        p = await call("crosslingualPermStep", 1);
-        progress.value = p.done;
-        $("crosslingual-perm-status").textContent = `${p.done} of ${p.total} tests`;
+        show(next.done, 0);
+        const result = await runPermanova(next.query, next.values, { signal: abort.signal, onProgress: (done) => show(next.done, done) });
+        p = await call("crosslingualPermTake", result);
+        show(p.done, 0);
       }
       last = await call("crosslingualView");
       dashboard.render(last);
     } catch (err) {
-      showIn($("crosslingual-perm-error"), errorMessage(err));
+      if (abort.signal.aborted) {
+        await call("crosslingualPermCancel");
+        showIn($("crosslingual-perm-error"), `Cancelled after ${p.done} of ${p.total} tests; nothing was kept (corrections need the whole family).`);
+      } else {
+        showIn($("crosslingual-perm-error"), errorMessage(err));
+      }
     } finally {
+      permAbort = null;
       $("crosslingual-perm-run").disabled = false;
       $("crosslingual-perm-busy").hidden = true;
     }
