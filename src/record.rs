@@ -55,9 +55,10 @@ impl Status {
         }
     }
 
+    /// The status named by `text`, in any case, blanks around it ignored.
     pub fn parse(text: &str) -> Option<Status> {
-        let t = text.trim().to_ascii_lowercase();
-        Status::ALL.into_iter().find(|s| s.as_str() == t)
+        let t = text.trim();
+        Status::ALL.into_iter().find(|s| s.as_str().eq_ignore_ascii_case(t))
     }
 }
 

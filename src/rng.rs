@@ -9,17 +9,49 @@ pub use rand::rngs::ChaCha8Rng as Rng;
 
 /// FNV-1a, 64 bit: stable across platforms and Rust versions (std's hashers promise neither).
 pub fn stable_hash(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = StableHash::new();
     for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        // A separator, so that ("ab","c") and ("a","bc") differ.
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        h.write(part);
+        h.end_part();
     }
-    h
+    h.finish()
+}
+
+/// [`stable_hash`] fed a piece at a time, for bytes that are not in one slice (a file held
+/// by JavaScript, copied over in chunks).
+#[derive(Debug, Clone, Copy)]
+pub struct StableHash(u64);
+
+impl StableHash {
+    const PRIME: u64 = 0x0100_0000_01b3;
+
+    pub fn new() -> StableHash {
+        StableHash(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// More bytes of the current part.
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(Self::PRIME);
+        }
+    }
+
+    /// Ends a part with a separator, so that ("ab","c") and ("a","bc") differ.
+    pub fn end_part(&mut self) {
+        self.0 ^= 0xff;
+        self.0 = self.0.wrapping_mul(Self::PRIME);
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for StableHash {
+    fn default() -> Self {
+        StableHash::new()
+    }
 }
 
 /// An RNG for one item of a seeded computation.
@@ -50,6 +82,18 @@ mod tests {
         assert!(a.windows(2).all(|w| w[0] == w[1]));
         assert_ne!(rng_for(7, &[b"x"]).random::<u64>(), rng_for(8, &[b"x"]).random::<u64>());
         assert_ne!(stable_hash(&[b"ab", b"c"]), stable_hash(&[b"a", b"bc"]));
+    }
+
+    #[test]
+    fn a_part_hashed_in_pieces_hashes_as_one() {
+        let text = b"record_id,response\nr1,No\n";
+        let mut h = StableHash::new();
+        for piece in text.chunks(5) {
+            h.write(piece);
+        }
+        h.end_part();
+        assert_eq!(h.finish(), stable_hash(&[text]));
+        assert_ne!(h.finish(), stable_hash(&[&text[..7], &text[7..]]));
     }
 
     #[test]

@@ -336,3 +336,58 @@ fn empty_cells_read_as_defaults() {
     assert_eq!((records[0].response.as_str(), records[0].status, records[0].latency_ms), ("", Status::Ok, None));
     assert!(records[0].communities.is_empty() && records[0].format_version == 1);
 }
+
+#[test]
+fn a_bad_byte_far_into_a_long_file_is_located_as_before() {
+    // The whole-file check reads many bytes at a time (simdutf8); where it fails, the line and
+    // column are still the first bad byte's, columns counted in characters.
+    let mut text = String::from("record_id,response\n");
+    for i in 0..300 {
+        text.push_str(&format!("r{i},\"Sí, señor: ¿por qué no? «ñandú» 日本語 {i}\"\n"));
+    }
+    let good = text.clone().into_bytes();
+    assert_eq!(formats::load("long.csv", &good, None).unwrap().records.len(), 300);
+    let bad = |line: &str, at: usize, junk: &[u8]| {
+        let mut bytes = good.clone();
+        let start = text.find(line).unwrap();
+        let cut = start + line.char_indices().nth(at).unwrap().0;
+        bytes.splice(cut..cut, junk.iter().copied());
+        match formats::load("long.csv", &bytes, None) {
+            Err(LoadError::Encoding { file, line, column }) => (file, line, column),
+            other => panic!("{other:?}"),
+        }
+    };
+    let line_200 = "r198,\"Sí, señor";
+    // A stray continuation byte, a surrogate, an overlong form and a cut-off character.
+    for junk in [&b"\x80"[..], &b"\xED\xA0\x80"[..], &b"\xC0\xAF"[..], &b"\xE6\x97"[..]] {
+        assert_eq!(bad(line_200, 8, junk), ("long.csv".into(), 200, 9), "{junk:?}");
+    }
+    // At the very end, after the last line break.
+    let mut end = good.clone();
+    end.extend_from_slice(b"r300,\"\xC3\xB1\xE2\x82");
+    match formats::load("long.csv", &end, None) {
+        Err(LoadError::Encoding { line, column, .. }) => assert_eq!((line, column), (302, 8)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cells_that_begin_and_end_with_wide_characters_keep_them() {
+    // Each row's cells are cut from one checked buffer at their bounds: a cell next to the
+    // delimiter, quoted or not, over a line break or with doubled quotes, keeps every character.
+    let text = "record_id;prompt;response;language\r\n\
+                ñ1;\"«¿Qué?»\r\n—dijo \"\"él\"\"\";日本;é\r\n\
+                ñ2;€;\"\";ü\r\n\
+                ñ3;\"a;b\nñ\";\"😀\";\"\"\r\n";
+    let loaded = formats::load("wide.csv", text.as_bytes(), None).unwrap();
+    assert!(loaded.errors.is_empty() && loaded.warnings.is_empty(), "{loaded:?}");
+    let cells: Vec<[&str; 4]> = loaded
+        .records
+        .iter()
+        .map(|r| [r.record_id.as_str(), r.prompt.as_str(), r.response.as_str(), r.language.as_str()])
+        .collect();
+    assert_eq!(
+        cells,
+        [["ñ1", "«¿Qué?»\r\n—dijo \"él\"", "日本", "é"], ["ñ2", "€", "", "ü"], ["ñ3", "a;b\nñ", "😀", ""],]
+    );
+}

@@ -164,3 +164,39 @@ fn an_invalid_scenario_keeps_the_previous_one_and_names_the_field() {
     assert!(s.plan(&PlanQuery { samples: 0, ..plan_query() }).is_err());
     assert!(s.simulate(&SimBias { refusal: f64::NAN, ..SimBias::default() }).is_err());
 }
+
+/// The page loads a record file without hashing it and gives the hash when an export asks:
+/// the exports are then byte for byte those of a file hashed as it loads.
+#[test]
+fn a_record_file_hashed_later_exports_the_same_files() {
+    let mut s = Session::default();
+    assert!(s.set_scenario(DEFAULT_SCENARIO).ok);
+    s.plan(&plan_query()).unwrap();
+    s.simulate(&SimBias::default()).unwrap();
+    let csv = evenhand::formats::write(&s.records, evenhand::formats::FileFormat::Csv);
+    let exports = |s: &mut Session| {
+        s.evaluate(&EvalQuery::default()).unwrap();
+        s.files("20260101000000")
+    };
+    let mut now = Session::default();
+    assert!(now.set_scenario(DEFAULT_SCENARIO).ok);
+    now.load_records("run.csv", csv.as_bytes()).unwrap();
+    assert!(!now.records_hash_pending());
+    let now = exports(&mut now).unwrap();
+    let manifest = &now.iter().find(|(n, _)| n == "manifest.json").unwrap().1;
+    let hash = format!("{:016x}", evenhand::rng::stable_hash(&[csv.as_bytes()]));
+    assert!(manifest.contains(&format!("\"fnv1a64\": \"{hash}\"")), "{manifest}");
+
+    let mut later = Session::default();
+    assert!(later.set_scenario(DEFAULT_SCENARIO).ok);
+    let (n, problems) = later.load_records_unhashed("run.csv", csv.as_bytes()).unwrap();
+    assert_eq!((n, problems.len()), (s.records.len(), 0));
+    assert!(later.records_hash_pending());
+    let refused = exports(&mut later).unwrap_err().to_string();
+    assert!(refused.contains("hash"), "{refused}");
+    later.set_records_hash(evenhand::rng::stable_hash(&[csv.as_bytes()]));
+    assert_eq!(exports(&mut later).unwrap(), now);
+    // Planned records have no file to hash.
+    later.plan(&plan_query()).unwrap();
+    assert!(!later.records_hash_pending());
+}

@@ -131,7 +131,9 @@ mod replay {
         ("RequirementsSession.load_library", None, |_, n, b| {
             RequirementsSession::new().load_library("en", n, b).map(drop)
         }),
-        ("RequirementsSession.load_records", None, |_, n, b| RequirementsSession::new().load_records(n, b).map(drop)),
+        ("RequirementsSession.load_records", None, |_, n, b| {
+            RequirementsSession::new().load_records(n, js_sys::Uint8Array::from(b)).map(drop)
+        }),
         ("RequirementsSession.load_judge", None, |_, n, b| RequirementsSession::new().load_judge(n, b).map(drop)),
         ("RequirementsSession.load_report", None, |_, n, b| {
             RequirementsSession::new().load_report(n, &text(b)).map(drop)

@@ -1,6 +1,8 @@
 // Opens a bench page in headless Chromium with the V8 sampling profiler on and prints where
 // the time went: the functions with the most self time (wasm functions by name when the
 // module keeps its name section; build one with `wasm-bindgen --keep-debug` and no wasm-opt).
+// Only the page's own thread is sampled: for bench/web/langbite.html pass ?inline=1, which makes
+// the page worker's calls on that thread, and ?www=DIR for a folder whose pkg/ holds that build.
 // Usage: node bench/web/profile.mjs URL [TOP]
 import { chromium } from "playwright";
 

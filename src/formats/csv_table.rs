@@ -294,9 +294,9 @@ pub(super) fn read_into(mut loaded: Loaded, text: &str, mapping: Option<&ColumnM
     let mut long_quotes = quotes.long.into_iter().peekable();
     // One row buffer for the whole file, where the records() iterator copies each row out
     // into a new one; `n` counts bad rows too, as that iterator's enumerate() did.
-    let mut row = csv::StringRecord::new();
+    let mut bytes = csv::ByteRecord::new();
     for n in 0.. {
-        match rdr.read_record(&mut row) {
+        match rdr.read_byte_record(&mut bytes) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
@@ -305,10 +305,14 @@ pub(super) fn read_into(mut loaded: Loaded, text: &str, mapping: Option<&ColumnM
                 continue;
             }
         }
-        let line = row.position().map(|p| p.line()).unwrap_or(n as u64 + 2);
+        let line = bytes.position().map(|p| p.line()).unwrap_or(n as u64 + 2);
         while let Some(q) = long_quotes.next_if(|q| q.0 < line) {
             loaded.warnings.push(long_quote_warning(file, q));
         }
+        let Some(row) = Cells::of(&bytes) else {
+            loaded.errors.push(Problem::new(file, "expected UTF-8 text, found an invalid byte").at_line(line));
+            continue;
+        };
         if row.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
@@ -385,6 +389,35 @@ pub(super) fn read_into(mut loaded: Loaded, text: &str, mapping: Option<&ColumnM
     }
     loaded.warnings.extend(long_quotes.map(|q| long_quote_warning(file, q)));
     Ok(loaded.finish())
+}
+
+/// One row's cells as text. `StringRecord` checks every row as UTF-8 again, cell by cell when
+/// it is not all ASCII, a byte at a time in wasm; the row's buffer is checked here once, with
+/// simdutf8, and cut at the cells' bounds. The csv reader cuts the file's text, already checked
+/// whole ([`super::decode`]), only at ASCII bytes (delimiters, quotes, line ends), so each
+/// cell's bounds fall between characters.
+struct Cells<'r> {
+    row: &'r csv::ByteRecord,
+    text: &'r str,
+}
+
+impl<'r> Cells<'r> {
+    /// None when the row's bytes are not UTF-8 (not from a checked text).
+    fn of(row: &'r csv::ByteRecord) -> Option<Cells<'r>> {
+        Some(Cells { row, text: simdutf8::basic::from_utf8(row.as_slice()).ok()? })
+    }
+
+    fn len(&self) -> usize {
+        self.row.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&'r str> {
+        self.text.get(self.row.range(i)?)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'r str> + '_ {
+        (0..self.len()).map(|i| self.get(i).unwrap_or(""))
+    }
 }
 
 fn check_mapping(file: &str, mapping: &ColumnMapping, headers: &[String]) -> Result<ColumnMapping, LoadError> {

@@ -153,7 +153,8 @@ pub fn set_field(rec: &mut Record, field: &Field, cell: Cell) -> Result<(), Fiel
         "sample_index" => rec.sample_index = u32_of(field, integer(field, cell)?)?.unwrap_or(0),
         "response" => rec.response = text(),
         "status" => {
-            let t = text();
+            // Read in place: every row has one, and a copy of it per row added up.
+            let t = as_text(cell);
             rec.status =
                 if t.trim().is_empty() { Status::Ok } else { Status::parse(&t).ok_or_else(|| bad(field, shown(&t)))? }
         }

@@ -141,6 +141,8 @@ pub struct Session {
     library_files: BTreeMap<String, (String, String)>,
     /// Where the records came from (plan, simulated model, file), for the manifest.
     origin: serde_json::Value,
+    /// The loaded record file's hash is still to come ([`Session::load_records_unhashed`]).
+    records_hash_pending: bool,
 }
 
 fn fnv(bytes: &[u8]) -> String {
@@ -331,6 +333,7 @@ impl Session {
             .filter(|i| seen.insert((i.language.as_str(), i.template_id.as_str())))
             .map(|i| format!("{}/{}", i.language, i.template_id))
             .collect();
+        self.records_hash_pending = false;
         self.origin = serde_json::json!({
             "expansion_seed": exp.seed,
             "samples": q.samples,
@@ -367,13 +370,38 @@ impl Session {
         Ok(n)
     }
 
+    /// A record file; the manifest names it with its FNV-1a hash.
     pub fn load_records(&mut self, name: &str, bytes: &[u8]) -> Result<(usize, Vec<Problem>), SessionError> {
+        let loaded = self.load_records_unhashed(name, bytes)?;
+        self.set_records_hash(crate::rng::stable_hash(&[bytes]));
+        Ok(loaded)
+    }
+
+    /// [`Session::load_records`] without the file's hash, which only the exports' manifest
+    /// shows: FNV-1a takes the bytes one at a time, a tenth of a second or more for a large
+    /// run's file in wasm, so the page gives it with [`Session::set_records_hash`] when an
+    /// export is first asked for. Until then [`Session::files`] refuses.
+    pub fn load_records_unhashed(&mut self, name: &str, bytes: &[u8]) -> Result<(usize, Vec<Problem>), SessionError> {
         let loaded = crate::formats::load(name, bytes, None).map_err(|e| SessionError::Records(e.to_string()))?;
         self.records = loaded.records;
         self.records_name = name.to_string();
-        self.origin = serde_json::json!({"file": name, "fnv1a64": fnv(bytes), "unreadable_rows": loaded.errors.len()});
+        self.origin = serde_json::json!({"file": name, "unreadable_rows": loaded.errors.len()});
+        self.records_hash_pending = true;
         self.summary = None;
         Ok((self.records.len(), loaded.errors))
+    }
+
+    /// Whether the loaded record file's hash is still to be given.
+    pub fn records_hash_pending(&self) -> bool {
+        self.records_hash_pending
+    }
+
+    /// The loaded record file's [`crate::rng::stable_hash`], for the manifest.
+    pub fn set_records_hash(&mut self, hash: u64) {
+        if let Some(o) = self.origin.as_object_mut() {
+            o.insert("fnv1a64".into(), format!("{hash:016x}").into());
+        }
+        self.records_hash_pending = false;
     }
 
     /// The records as JSONL (a cases file for the Run tab, or a download).

@@ -95,6 +95,9 @@ impl Session {
     /// (so `evenhand evaluate` elsewhere rebuilds the same files from them).
     pub fn files(&self, timestamp: &str) -> Result<Vec<(String, String)>, SessionError> {
         let s = self.summary.as_ref().ok_or(SessionError::NoRecords)?;
+        if self.records_hash_pending {
+            return Err(SessionError::Records("the record file's hash for the manifest was not given".into()));
+        }
         let mut files = summary::files(s, &self.records, timestamp, &self.provenance()?);
         files.push(("records.jsonl".into(), self.records_jsonl()));
         Ok(files)
