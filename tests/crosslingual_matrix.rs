@@ -3,24 +3,16 @@
 //! their model; the judge's cases plan as chat calls; and an uploaded distance matrix gives the
 //! same PERMANOVA family as the vectors it was computed from, with located errors otherwise.
 
+#[path = "common/crosslingual_session.rs"]
+mod crosslingual_session;
+
+use crosslingual_session::simulated;
 use evenhand::crosslingual::permanova;
 use evenhand::crosslingual::runs::EmbeddingBatch;
-use evenhand::crosslingual::session::{RunRequest, Session, SessionError};
+use evenhand::crosslingual::session::{Session, SessionError};
 use evenhand::run::{Plan, RunSpec, cases, embed_texts};
 use evenhand::stats::distance::Distance;
 use serde_json::json;
-
-/// The fixture question set (6 questions) run on the simulated model in en, de and hi.
-fn simulated() -> Session {
-    let mut s = Session::default();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
-    s.load_questions("questions.json", &std::fs::read(path).unwrap()).unwrap();
-    let languages = ["en", "de", "hi"].map(String::from).to_vec();
-    let r = RunRequest { languages, modes: vec![], samples: 3, seed: 4, behaviour: None };
-    let total = s.plan_run(r).unwrap().total;
-    while s.step(50).unwrap().done < total {}
-    s
-}
 
 fn spec(models: &[&str]) -> RunSpec {
     let t = json!({"run_id": "r", "targets": [{"id": "t", "provider": "openai-compatible",

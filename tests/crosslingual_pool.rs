@@ -4,21 +4,13 @@
 //! (`permanova_take`). The family equals the one `permanova_step` runs, for embeddings and for
 //! an uploaded matrix with skipped tests; reports of another test are refused.
 
-use evenhand::crosslingual::permanova::{Section, Settings};
-use evenhand::crosslingual::session::{Outcome, RunRequest, Session, SessionError};
-use evenhand::stats::distance::Distance;
+#[path = "common/crosslingual_session.rs"]
+mod crosslingual_session;
 
-/// The fixture question set (6 questions) run on the simulated model in en, de and hi.
-fn simulated() -> Session {
-    let mut s = Session::default();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
-    s.load_questions("questions.json", &std::fs::read(path).unwrap()).unwrap();
-    let languages = ["en", "de", "hi"].map(String::from).to_vec();
-    let r = RunRequest { languages, modes: vec![], samples: 3, seed: 4, behaviour: None };
-    let total = s.plan_run(r).unwrap().total;
-    while s.step(50).unwrap().done < total {}
-    s
-}
+use crosslingual_session::simulated;
+use evenhand::crosslingual::permanova::{Section, Settings};
+use evenhand::crosslingual::session::{Outcome, Session, SessionError};
+use evenhand::stats::distance::Distance;
 
 fn settings(matrix: bool) -> Settings {
     Settings { permutations: 199, distance: Distance::Chord, seed: 3, modes: vec![], matrix }
