@@ -55,8 +55,8 @@ pub(crate) enum Layout {
     /// past p), each member row added into its group's sum: what wasm runs. There the
     /// product's portable kernel multiplies every row by its 0 or 1 with two-lane SIMD and no
     /// fused multiply-add; adding only the rows that belong to a group does a quarter of that
-    /// arithmetic (two groups: half the rows, adds only), and a panel of 16 columns of all
-    /// rows (256 KB at 2,000 points) stays in cache for the whole block.
+    /// arithmetic (two groups: half the rows, adds only), and the block works through a
+    /// panel a tile of [`TILE`] rows at a time (8 KB, in L1).
     Panels(Vec<[f64; REDUCE_W]>),
 }
 
@@ -64,6 +64,12 @@ pub(crate) enum Layout {
 /// f64 kernels). The added-rows kernel sums in slices of the same length, so both give the
 /// same bits.
 const SLICE: usize = 256;
+
+/// Rows of a panel that every relabelling of a block adds from before the block moves on
+/// (8 KB at sixteen columns). A divisor of [`SLICE`] and at most 256, so that a member's
+/// offset in its tile is one byte.
+const TILE: usize = 64;
+const _: () = assert!(TILE <= 256 && SLICE.is_multiple_of(TILE));
 
 const NONE: usize = usize::MAX;
 
@@ -79,13 +85,22 @@ impl GroupSums {
         let (n, dim) = (x.len(), x.dim());
         let mut total = vec![0.0; dim];
         let layout = if panels {
+            // Panel by panel, appended: no zeroed 12 MB to write first, and each panel is
+            // written in order. Every column's total still adds its rows in index order.
             let tiles = dim.div_ceil(REDUCE_W);
-            let mut p = vec![[0.0; REDUCE_W]; tiles * n];
-            for (i, row) in x.rows().enumerate() {
-                for (k, ((v, m), t)) in row.iter().zip(mean).zip(total.iter_mut()).enumerate() {
-                    let c = v - m;
-                    p[(k / REDUCE_W) * n + i][k % REDUCE_W] = c;
-                    *t += c;
+            let mut p = Vec::with_capacity(tiles * n);
+            for t in 0..tiles {
+                let (c0, w) = (t * REDUCE_W, REDUCE_W.min(dim - t * REDUCE_W));
+                let (m, tot) = (&mean[c0..c0 + w], &mut total[c0..c0 + w]);
+                for row in x.rows() {
+                    let mut piece = [0.0; REDUCE_W];
+                    for ((out, v), m) in piece.iter_mut().zip(&row[c0..c0 + w]).zip(m) {
+                        *out = v - m;
+                    }
+                    for (t, c) in tot.iter_mut().zip(&piece) {
+                        *t += c;
+                    }
+                    p.push(piece);
                 }
             }
             Layout::Panels(p)
@@ -128,6 +143,21 @@ impl GroupSums {
 
     /// Σ_i ‖x_i‖² of the centred rows: SS_T.
     pub(crate) fn total_ss(&self) -> f64 {
+        if let Layout::Panels(p) = &self.x {
+            // The same additions panel by panel: each row's sum of squares runs over its
+            // pieces in order, then the rows are added as below.
+            let mut row_ss = vec![0.0f64; self.n];
+            for panel in p.chunks_exact(self.n) {
+                for (s, t) in row_ss.iter_mut().zip(panel) {
+                    *s += super::multivariate::dot(t, t);
+                }
+            }
+            let mut acc = [0.0f64; 4];
+            for (i, s) in row_ss.iter().enumerate() {
+                acc[i % 4] += s;
+            }
+            return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        }
         let mut acc = [0.0f64; 4];
         for i in 0..self.n {
             let mut s = 0.0;
@@ -194,57 +224,66 @@ impl GroupSums {
     /// The group sums of a block by adding member rows, in the product's order: in index order
     /// within each slice of [`SLICE`] points from zero, the slices' sums added in order (the
     /// product adds 0·x for the other rows, which changes no bit).
+    ///
+    /// Every relabelling of the block takes its turn on one [`TILE`] of a panel before the
+    /// next tile: the tile's rows stay in L1 while the block re-reads them, where a pass of
+    /// one relabelling over the whole panel fetched every row from L2 again. A relabelling's
+    /// running sum is carried from tile to tile within a slice, so the additions, and the
+    /// bits, are those of one pass.
     fn add_rows(&self, panels: &[[f64; REDUCE_W]], labels: &[u32], bs: usize, sums: &mut [f64]) {
         let (n, slots, dim) = (self.n, self.group_of_slot.len(), self.dim);
         let rows = bs * slots;
-        // Members of each (permutation, slot) row, ascending, with where each slice starts.
-        let slices = n.div_ceil(SLICE);
-        let mut start = vec![0u32; rows * slices + 1];
+        // Members of each (tile, permutation, slot), ascending, as offsets within the tile, in
+        // buckets of TILE bytes. The group left out gets a bucket too (slot `slots`, never
+        // read): writing every point somewhere spares a branch on a coin-flip label (sorting
+        // with that branch took a quarter of the kernel's time natively, by perf).
+        let tiles = n.div_ceil(TILE);
+        let kinds = slots + 1;
+        let slot_or_rest: Vec<usize> = self.slot.iter().map(|&s| if s == NONE { slots } else { s }).collect();
+        let mut count = vec![0u32; tiles * bs * kinds];
+        let mut members = vec![0u8; tiles * bs * kinds * TILE];
         for b in 0..bs {
-            for (i, &l) in labels[b * n..(b + 1) * n].iter().enumerate() {
-                let s = self.slot[l as usize];
-                if s != NONE {
-                    start[(b * slots + s) * slices + i / SLICE + 1] += 1;
+            for (tile, chunk) in labels[b * n..(b + 1) * n].chunks(TILE).enumerate() {
+                let base = (tile * bs + b) * kinds;
+                for (off, &l) in chunk.iter().enumerate() {
+                    let bucket = base + slot_or_rest[l as usize];
+                    members[bucket * TILE + count[bucket] as usize] = off as u8;
+                    count[bucket] += 1;
                 }
             }
         }
-        for k in 1..start.len() {
-            start[k] += start[k - 1];
-        }
-        let mut fill = start.clone();
-        let mut members = vec![0u32; start[rows * slices] as usize];
-        for b in 0..bs {
-            for (i, &l) in labels[b * n..(b + 1) * n].iter().enumerate() {
-                let s = self.slot[l as usize];
-                if s != NONE {
-                    let at = &mut fill[(b * slots + s) * slices + i / SLICE];
-                    members[*at as usize] = i as u32;
-                    *at += 1;
-                }
-            }
-        }
+        // The running sum of each row's current slice, and the sum of its finished slices.
+        let mut running = vec![[0.0f64; REDUCE_W]; rows];
+        let mut total = vec![[0.0f64; REDUCE_W]; rows];
         for (t, panel) in panels.chunks_exact(n).enumerate() {
-            let w = REDUCE_W.min(dim - t * REDUCE_W);
-            for r in 0..rows {
-                let mut total = [0.0f64; REDUCE_W];
-                for k in 0..slices {
-                    let who = &members[start[r * slices + k] as usize..start[r * slices + k + 1] as usize];
-                    let mut acc = [0.0f64; REDUCE_W];
+            for (tile, rows_of_tile) in panel.chunks(TILE).enumerate() {
+                let from = tile * TILE;
+                let opens_slice = from.is_multiple_of(SLICE);
+                let closes_slice = (from + TILE).is_multiple_of(SLICE) || from + TILE >= n;
+                for r in 0..rows {
+                    let bucket = (tile * bs + r / slots) * kinds + r % slots;
+                    let who = &members[bucket * TILE..][..count[bucket] as usize];
+                    let mut acc = if opens_slice { [0.0f64; REDUCE_W] } else { running[r] };
                     for &i in who {
-                        let row = &panel[i as usize];
+                        let row = &rows_of_tile[i as usize];
                         for c in 0..REDUCE_W {
                             acc[c] += row[c];
                         }
                     }
-                    if k == 0 {
-                        total = acc;
+                    if !closes_slice {
+                        running[r] = acc;
+                    } else if from < SLICE {
+                        total[r] = acc;
                     } else {
                         for c in 0..REDUCE_W {
-                            total[c] += acc[c];
+                            total[r][c] += acc[c];
                         }
                     }
                 }
-                sums[r * dim + t * REDUCE_W..][..w].copy_from_slice(&total[..w]);
+            }
+            let w = REDUCE_W.min(dim - t * REDUCE_W);
+            for (r, tot) in total.iter().enumerate() {
+                sums[r * dim + t * REDUCE_W..][..w].copy_from_slice(&tot[..w]);
             }
         }
     }
@@ -366,7 +405,7 @@ mod tests {
 
     #[test]
     fn the_product_adds_in_a_fixed_order_whatever_the_block() {
-        for (n, dim, groups) in [(37, 21, 2), (600, 19, 3), (700, 40, 2)] {
+        for (n, dim, groups) in [(37, 21, 2), (600, 19, 3), (700, 40, 2), (1100, 9, 4)] {
             let data: Vec<f64> = (0..n * dim).map(|k| ((k * 7919) % 101) as f64 / 13.0 - 3.0).collect();
             let x = Vectors::from_flat(dim, data).unwrap();
             let labels: Vec<String> = (0..n).map(|i| format!("g{}", (i * 5) % groups)).collect();
