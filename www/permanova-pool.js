@@ -6,6 +6,7 @@
 // report has the same bits as the job run alone (src/stats/permanova.rs).
 // Not wasm threads: they need a SharedArrayBuffer, which browsers give only to cross-origin
 // isolated pages (COOP/COEP headers), and a static host cannot promise those.
+import { transferable } from "./read-file.js";
 import { connect } from "./rpc.js";
 
 /** Members: one per core, at most four (each holds its own copy of the numbers). */
@@ -75,7 +76,9 @@ async function runNow(query, values, onProgress, signal) {
   const all = pool();
   let stop = false;
   try {
-    const [{ total }] = await Promise.all(all.map((m) => ask(m, "open", query, values)));
+    // Each member gets its own copy moved to it: a copy here and a move cost less than the
+    // structured clone postMessage makes of a typed array (serialised here, copied again there).
+    const [{ total }] = await Promise.all(all.map((m) => ask(m, "open", query, transferable(values.slice().buffer))));
     const parts = shares(total, all.length);
     /** @type {any[]} */
     const counts = [];

@@ -12,10 +12,11 @@ function close() {
 
 /** @param {typeof import("./pkg/evenhand.js")} T */
 const ops = (T) => ({
-  /** Builds the job every member builds from the same request; returns {done, total}. */
-  open: (query, values) => {
+  /** Builds the job every member builds from the same request (its numbers moved here as an
+   * ArrayBuffer of f64); returns {done, total}. */
+  open: (query, buffer) => {
     close();
-    run = new T.PermanovaRun(query, values);
+    run = new T.PermanovaRun(query, new Float64Array(buffer));
     return run.progress();
   },
   /** Counts permutations first..end: {first, end, permanova, permdisp}. */
