@@ -12,7 +12,6 @@
 //! - [`plan`]: instances x models x samples as pending records of the record table.
 //! - [`session`]: the page's Requirements tab over all of the above; [`simulate`] its seeded model.
 //! - [`reanalysis`]: LangBiTe's global report read again with intervals.
-//! - [`file_evaluation`]: a record file judged against a scenario in one call (the benchmark's).
 
 pub mod answer;
 pub mod chart;
@@ -22,7 +21,6 @@ pub mod crosslang;
 pub mod evaluate;
 pub mod expand;
 pub mod extension;
-pub mod file_evaluation;
 #[cfg(test)]
 mod fixtures;
 pub mod group;

@@ -13,7 +13,6 @@
 //! - [`requirements`]: the Requirements view's [`RequirementsSession`];
 //! - [`run`]: the Run view's [`RunSession`] and provider facts;
 //! - [`study`]: the study flow's [`StudySession`] (home screen, guided flow, report);
-//! - `bench` (feature `bench` only): exports the page never calls, for the Chromium benchmarks.
 //!
 //! All but [`demo`] need the `tools` feature (on by default): the page's first-load module is
 //! built without it (build.sh), the full module with it.
@@ -24,8 +23,6 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "tools")]
 mod bbq;
-#[cfg(feature = "bench")]
-mod bench;
 #[cfg(feature = "tools")]
 mod crosslingual;
 mod demo;
@@ -44,8 +41,6 @@ mod study;
 
 #[cfg(feature = "tools")]
 pub use bbq::BbqSession;
-#[cfg(feature = "bench")]
-pub use bench::{permanova, requirements_evaluate};
 #[cfg(feature = "tools")]
 pub use crosslingual::CrosslingualSession;
 pub use demo::{Workspace, batch_export, default_experiment, group_fields, power_chart, power_curve, record_fields};
