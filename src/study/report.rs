@@ -118,7 +118,7 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
                 ),
             }),
             Ok(x) => sections.push(x),
-            Err(reason) => omitted.push(Omitted { method: method.into(), reason }),
+            Err(e) => omitted.push(Omitted { method: method.into(), reason: e.to_string() }),
         }
     }
     // One family over every section's comparisons.

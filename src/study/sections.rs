@@ -29,7 +29,15 @@ pub struct Section {
     pub statuses: BTreeMap<String, u64>,
 }
 
-const NO_INPUT: &str = "the study's input for this method was not read";
+/// Why a method's section could not be built (the report lists the method as omitted, with
+/// this as the reason).
+#[derive(Debug, thiserror::Error)]
+pub enum SectionError {
+    #[error("the study's input for this method was not read")]
+    NoInput,
+    #[error("the divergence analysis could not use the records: {0}")]
+    Divergence(#[from] crate::divergence::DivergenceError),
+}
 
 /// What every section is computed with.
 #[derive(Debug, Clone, Copy)]
@@ -93,9 +101,14 @@ fn tally(cells: &mut Cells, cluster: &str, success: bool) {
 }
 
 /// Requirements: pass rate per concern and language (clusters: templates), McNemar per figure.
-pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
+pub fn requirements(
+    inputs: &Inputs,
+    records: &[Record],
+    order: &[String],
+    s: Settings,
+) -> Result<Section, SectionError> {
     use crate::requirements::outcome::Outcome;
-    let input = inputs.requirements.as_ref().ok_or(NO_INPUT)?;
+    let input = inputs.requirements.as_ref().ok_or(SectionError::NoInput)?;
     let sc = &input.scenario;
     let summary = crate::requirements::summary::evaluate(
         sc,
@@ -159,9 +172,9 @@ pub fn requirements(inputs: &Inputs, records: &[Record], order: &[String], s: Se
 
 /// BBQ: accuracy and diff-bias in ambiguous and disambiguated contexts per model (bootstrap
 /// over template groups), accuracy as a clustered rate; paired bootstraps between models.
-pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
+pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, SectionError> {
     use crate::bbq::metrics::{self, BootstrapSettings};
-    let input = inputs.bbq.as_ref().ok_or(NO_INPUT)?;
+    let input = inputs.bbq.as_ref().ok_or(SectionError::NoInput)?;
     let examples = &input.examples;
     // Samples: each sample is an item of its own (the judge takes one answer per model and
     // example, so each sample is judged apart). An example's samples share its template group,
@@ -311,9 +324,14 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
 
 /// Cross-lingual: refusal rate per language and model (clusters: questions), the language
 /// pairs that differ per model, McNemar between models per language.
-pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
+pub fn crosslingual(
+    inputs: &Inputs,
+    records: &[Record],
+    order: &[String],
+    s: Settings,
+) -> Result<Section, SectionError> {
     use crate::crosslingual::analysis::{self, Dataset};
-    let input = inputs.crosslingual.as_ref().ok_or(NO_INPUT)?;
+    let input = inputs.crosslingual.as_ref().ok_or(SectionError::NoInput)?;
     let lexicon = crate::text::refusal::Lexicon::builtin();
     let d = Dataset::new("crosslingual records", records.to_vec(), &lexicon);
     let settings = analysis::Settings { confidence: s.confidence, alpha: s.alpha, seed: s.seed, ..Default::default() };
@@ -398,9 +416,9 @@ pub fn crosslingual(inputs: &Inputs, records: &[Record], order: &[String], s: Se
 
 /// Divergence: CD per aspect and in total per model (bootstrap intervals), and a paired
 /// bootstrap over contexts between models per aspect.
-pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, String> {
+pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, SectionError> {
     use crate::divergence::analysis::{Input, ModelData, Settings as DSettings, analyze};
-    let input = inputs.divergence.as_ref().ok_or(NO_INPUT)?;
+    let input = inputs.divergence.as_ref().ok_or(SectionError::NoInput)?;
     let data = ModelData::Records(
         records.iter().filter(|r| r.status == Status::Ok || r.status == Status::Refused).cloned().collect(),
     );
@@ -412,8 +430,7 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
         },
         ..Default::default()
     };
-    let analysis = analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings)
-        .map_err(|e| format!("the divergence analysis could not use the records: {e}"))?;
+    let analysis = analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings)?;
     let models = models_of(order, records);
     let mut figures = vec![];
     let est = |e: &crate::divergence::result::Estimate| {
@@ -509,4 +526,32 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
         chart_svg: super::chart::forest(&figures, "CD per aspect and model (negative: local; positive: Western)"),
         statuses: statuses(records),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_method_whose_input_was_not_read_is_a_typed_error_with_the_reason_in_words() {
+        let s = Settings {
+            confidence: Confidence::default(),
+            alpha: 0.05,
+            replicates: 100,
+            seed: 1,
+            correction: Default::default(),
+            interval: Default::default(),
+        };
+        let inputs = Inputs::default();
+        for built in [
+            requirements(&inputs, &[], &[], s),
+            bbq(&inputs, &[], &[], s),
+            crosslingual(&inputs, &[], &[], s),
+            divergence(&inputs, &[], &[], s),
+        ] {
+            let e = built.expect_err("no input, no section");
+            assert!(matches!(e, SectionError::NoInput), "{e:?}");
+            assert_eq!(e.to_string(), "the study's input for this method was not read");
+        }
+    }
 }
