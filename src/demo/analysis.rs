@@ -3,6 +3,7 @@
 
 use crate::record::{Record, Status};
 use crate::stats::confidence::Confidence;
+use crate::stats::interval::{self, Interval};
 use crate::stats::proportion::{Proportion, Wilson};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -127,12 +128,14 @@ fn check(s: &Settings) -> Result<(), AnalysisError> {
     Ok(())
 }
 
+/// The statistics' one rule ([`Interval::verdict`]), with the demo's fourth state for a group
+/// without a judged response.
 fn verdict(pass: &Option<Proportion>, tolerance: f64) -> Verdict {
-    match pass {
+    match pass.as_ref().map(|p| Interval { low: p.low, high: p.high }.verdict(tolerance)) {
         None => Verdict::NoData,
-        Some(p) if p.low >= tolerance => Verdict::Meets,
-        Some(p) if p.high < tolerance => Verdict::Fails,
-        Some(_) => Verdict::Inconclusive,
+        Some(interval::Verdict::Meets) => Verdict::Meets,
+        Some(interval::Verdict::Fails) => Verdict::Fails,
+        Some(interval::Verdict::Inconclusive) => Verdict::Inconclusive,
     }
 }
 
