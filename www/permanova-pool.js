@@ -76,8 +76,8 @@ async function runNow(query, values, onProgress, signal) {
   const all = pool();
   let stop = false;
   try {
-    // Each member gets its own copy moved to it: a copy here and a move cost less than the
-    // structured clone postMessage makes of a typed array (serialised here, copied again there).
+    // Each member gets its own copy moved to it (a copy here, no second copy there); the
+    // members start sooner than with a structured clone, though a whole run measured the same.
     const [{ total }] = await Promise.all(all.map((m) => ask(m, "open", query, transferable(values.slice().buffer))));
     const parts = shares(total, all.length);
     /** @type {any[]} */
