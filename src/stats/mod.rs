@@ -8,6 +8,7 @@ pub mod cochran;
 pub mod confidence;
 pub mod correction;
 pub mod detectable;
+pub mod diagnostic;
 pub mod distance;
 pub mod fdist;
 pub mod interval;
