@@ -278,3 +278,18 @@ impl Session {
         super::report::build(self, generated_at)
     }
 }
+
+impl Session {
+    /// A study whose inputs arrive already read, with its records: how a study is built from
+    /// harness logs (`study::logs`), whose BBQ examples come from the logs themselves rather
+    /// than from a file the study names.
+    pub fn from_parts(
+        file: &str,
+        study: Study,
+        inputs: Inputs,
+        records: Vec<Record>,
+        sources: Vec<RecordSource>,
+    ) -> Session {
+        Session { file: file.into(), study, uploads: Uploads::new(), inputs: Some(inputs), records, sources }
+    }
+}
