@@ -103,7 +103,8 @@ pub fn records(logs: &[Log]) -> (Vec<Record>, Rebuilt) {
     (out, rebuilt)
 }
 
-fn summary(log: &Log) -> LogSummary {
+/// What a log is, in a few fields (its samples are the records).
+pub fn summary(log: &Log) -> LogSummary {
     LogSummary {
         file: log.file.clone(),
         harness: log.harness().as_str().into(),
