@@ -56,8 +56,9 @@ fn expand(files: &[PathBuf]) -> Result<Vec<(String, Vec<u8>)>, Failure> {
 }
 
 pub fn run(a: Args) -> Outcome {
-    let harness = Harness::parse(&a.harness)
-        .ok_or_else(|| Failure::new(format!("harness: expected lm-eval, inspect or promptfoo, found {:?}", a.harness)))?;
+    let harness = Harness::parse(&a.harness).ok_or_else(|| {
+        Failure::new(format!("harness: expected lm-eval, inspect or promptfoo, found {:?}", a.harness))
+    })?;
     let files = expand(&a.files)?;
     for (name, bytes) in &files {
         match logs::detect(bytes) {
@@ -88,7 +89,8 @@ pub fn run(a: Args) -> Outcome {
     }
     write_cases(&a.out, &records)?;
     let statistics = Statistics {
-        confidence: evenhand::stats::confidence::Confidence::new(a.confidence).map_err(|e| Failure::new(format!("--confidence: {e}")))?,
+        confidence: evenhand::stats::confidence::Confidence::new(a.confidence)
+            .map_err(|e| Failure::new(format!("--confidence: {e}")))?,
         replicates: a.replicates,
         ..Statistics::default()
     };
