@@ -276,3 +276,35 @@ fn inspects_own_test_logs_read() {
         assert_eq!(rows.len(), samples);
     }
 }
+
+#[test]
+fn a_study_takes_a_log_as_uploaded_records_matched_by_example_id() {
+    // The study's BBQ data: the dataset rows the lm-eval log itself carries (its docs, without
+    // the fields lm-eval's process_docs adds), as the BBQ jsonl the run read.
+    let files = files_in("lm-eval/seed1");
+    let (name, samples) = &files[1];
+    let mut data = String::new();
+    for line in String::from_utf8(samples.clone()).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(&evenhand::formats::nonfinite::to_null(line).0).unwrap();
+        let mut doc = v["doc"].as_object().unwrap().clone();
+        for k in ["biased_answers", "ans0_groups", "ans1_groups", "ans2_groups"] {
+            doc.remove(k);
+        }
+        data.push_str(&serde_json::to_string(&doc).unwrap());
+        data.push('\n');
+    }
+    let sha = evenhand::study::format::sha256(data.as_bytes());
+    let doc = format!(
+        r#"{{"format": "evenhand-study", "version": 1, "title": "t", "targets": ["simulated:fair"],
+            "methods": {{"bbq": {{"dataset": {{"file": "items.jsonl", "sha256": "{sha}"}}}}}},
+            "statistics": {{"replicates": 200}}}}"#
+    );
+    let mut s = evenhand::study::Session::open("study.json", &doc).unwrap();
+    s.add_file("items.jsonl", data.as_bytes()).unwrap();
+    let added = s.add_records(name, samples, None, evenhand::study::session::Origin::Uploaded).unwrap();
+    assert_eq!((added.records, added.by_method.get("bbq").copied()), (64, Some(64)), "{:?}", added.problems);
+    assert_eq!(s.sources[0].sha256, evenhand::study::format::sha256(samples), "the log's own digest");
+    let report = s.report("t").unwrap();
+    let bbq = report.sections.iter().find(|x| x.method == "bbq").unwrap();
+    assert!(bbq.figures.iter().any(|f| f.figure == "accuracy · all" && f.n == 64), "{:?}", bbq.figures);
+}
