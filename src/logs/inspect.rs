@@ -69,10 +69,10 @@ pub fn read_eval(file: &str, bytes: &[u8]) -> Result<Log, LogError> {
     sort_samples(&mut sample_names);
     let primary = primary_scorer(&header);
     for (name, _, _) in &sample_names {
-        if let Some(v) = member(name, &mut p) {
-            if let Some(s) = sample(&v, name, 0, &log.model, &primary, &mut p) {
-                log.samples.push(s);
-            }
+        if let Some(v) = member(name, &mut p)
+            && let Some(s) = sample(&v, name, 0, &log.model, &primary, &mut p)
+        {
+            log.samples.push(s);
         }
     }
     finish(log, &header, p)
@@ -275,7 +275,7 @@ fn letter_index(text: &str, choices: usize) -> Option<usize> {
 fn sample(v: &Value, member: &str, index: usize, model: &str, primary: &str, p: &mut Problems) -> Option<Sample> {
     let field = |name: &str| if member.is_empty() { format!("samples[{index}].{name}") } else { name.to_string() };
     let Some(obj) = v.as_object() else {
-        p.push(member, 0, &field("").trim_end_matches('.').to_string(), "expected a sample object");
+        p.push(member, 0, field("").trim_end_matches('.'), "expected a sample object");
         return None;
     };
     let mut bad = false;

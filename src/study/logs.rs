@@ -185,23 +185,44 @@ pub fn study(rebuilt: &Rebuilt, statistics: &Statistics) -> Session {
     Session::from_parts("harness logs", study, inputs, rebuilt.records.clone(), sources)
 }
 
-/// The reported figure of lm-eval (and Inspect's accuracy) that matches an Evenhand figure.
-fn beside(reported: &[Reported], b: &crate::bbq::metrics::Breakdown, accuracy: Option<f64>) -> Vec<Beside> {
-    let ours = |m: &str| -> Option<(Option<f64>, &'static str)> {
-        Some(match m {
-            "acc" | "choice/accuracy" => (accuracy, "accuracy over all answers (BBQ's three options)"),
-            "accuracy_amb" => (b.scores.acc_amb, "Acc_amb"),
-            "accuracy_disamb" => (b.scores.acc_dis, "Acc_dis"),
-            "amb_bias_score" => (b.scores.s_amb, "s_AMB"),
-            "disamb_bias_score" => (b.scores.s_dis, "s_DIS"),
-            _ => return None,
-        })
+/// The harness's figures that match an Evenhand figure: lm-eval's accuracies and bias scores
+/// (overall and per category), Inspect's accuracy.
+fn beside(reported: &[Reported], report: &score::Report, accuracy: Option<f64>) -> Vec<Beside> {
+    let b = &report.overall;
+    let category = |name: &str| {
+        report
+            .by
+            .iter()
+            .filter(|(field, _)| field == "category")
+            .flat_map(|(_, rows)| rows.iter())
+            .find(|row| row.label == name)
+            .map(|row| row.scores)
     };
     reported
         .iter()
         .filter_map(|r| {
-            let (evenhand, name) = ours(&r.metric)?;
-            Some(Beside { metric: r.metric.clone(), harness: r.value, evenhand, evenhand_figure: name.into() })
+            let (evenhand, name) = match r.metric.as_str() {
+                "acc" | "choice/accuracy" => (accuracy, "accuracy over all answers (BBQ's three options)".to_string()),
+                "accuracy_amb" => (b.scores.acc_amb, "Acc_amb".into()),
+                "accuracy_disamb" => (b.scores.acc_dis, "Acc_dis".into()),
+                "amb_bias_score" => (b.scores.s_amb, "s_AMB".into()),
+                "disamb_bias_score" => (b.scores.s_dis, "s_DIS".into()),
+                m => {
+                    let (cat, s_amb) = match (m.strip_prefix("amb_bias_score_"), m.strip_prefix("disamb_bias_score_")) {
+                        (Some(c), _) => (c, true),
+                        (_, Some(c)) => (c, false),
+                        _ => return None,
+                    };
+                    // (A log of one category has no per-category rows: its overall row is that one.)
+                    let scores = category(cat)?;
+                    if s_amb {
+                        (scores.s_amb, format!("s_AMB · {cat}"))
+                    } else {
+                        (scores.s_dis, format!("s_DIS · {cat}"))
+                    }
+                }
+            };
+            Some(Beside { metric: r.metric.clone(), harness: r.value, evenhand, evenhand_figure: name })
         })
         .collect()
 }
@@ -257,7 +278,6 @@ fn bbq_part(
             })
             .collect();
         let matched = score::judge(examples, &preds, "harness logs");
-        let answered: BTreeSet<usize> = matched.judged.iter().map(|j| j.example).collect();
         let mut report = score::report(examples, &matched, &settings);
         // Examples the other logs have and this model's do not are not "missing predictions".
         report.missing_predictions = 0;
@@ -265,7 +285,7 @@ fn bbq_part(
         let accuracy = (!matched.judged.is_empty()).then(|| right as f64 / matched.judged.len() as f64);
         let reported: Vec<Reported> =
             logs.iter().filter(|l| l.models().contains(m)).flat_map(|l| l.reported.iter().cloned()).collect();
-        let beside = beside(&reported, &report.overall, accuracy);
+        let beside = beside(&reported, &report, accuracy);
         for b in &beside {
             if let Some(e) = b.evenhand.filter(|e| (e - b.harness).abs() > 1e-9) {
                 explanations.push(format!(
@@ -277,7 +297,6 @@ fn bbq_part(
                 ));
             }
         }
-        let _ = answered;
         per_model.push(BbqModel { model: m.clone(), report, beside });
     }
     for d in rebuilt.differences.iter().filter(|d| d.count > 0) {
