@@ -25,8 +25,9 @@ test("an Inspect log and an lm-eval log dropped on the page are compared", async
   expect(await rows.count()).toBeGreaterThanOrEqual(3);
   await expect(rows.first()).toContainText("mockllm/model-a");
   await expect(rows.first()).toContainText("dummy");
-  // lm-eval's own figures beside Evenhand's, and the line that says how its scoring differs.
-  await expect(logs.locator("caption", { hasText: "the harness's own figures" })).toHaveCount(1);
+  // Each harness's own figures beside Evenhand's (lm-eval's accuracies and bias scores,
+  // Inspect's accuracy), and the line that says how lm-eval's scoring differs.
+  await expect(logs.locator("caption", { hasText: "the harness's own figures" })).toHaveCount(2);
   await expect(logs.locator("ul.notes")).toContainText("phrasings of unknown");
   // The logs' records are the workspace's records too: 64 items under each model.
   await expect.poll(() => recordCount(page)).toBe(128);
