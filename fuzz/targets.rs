@@ -74,7 +74,19 @@ fn batch_results(wire: providers::WireFormat, bytes: &[u8]) -> Outcome {
     Ok(format!("{} missing, {} unknown", r.missing.len(), r.unknown.len()))
 }
 
+/// A harness log read, then analysed as the page does at once (small bootstrap).
+fn harness_log(file: &str, bytes: &[u8]) -> Outcome {
+    let log = evenhand::logs::read(file, bytes, None).map_err(err)?;
+    let statistics = study::format::Statistics { replicates: 100, ..Default::default() };
+    let a = study::logs::analyse(std::slice::from_ref(&log), &statistics, "").map_err(err)?;
+    Ok(format!("{} samples, bbq {}", log.samples.len(), a.bbq.is_some()))
+}
+
 pub const TARGETS: &[Target] = &[
+    Target { name: "harness_lm_eval", run: |b| harness_log("samples_bbq_2026-01-01T00-00-00.0.jsonl", b) },
+    Target { name: "harness_inspect_eval", run: |b| harness_log("log.eval", b) },
+    Target { name: "harness_inspect_json", run: |b| harness_log("log.json", b) },
+    Target { name: "harness_promptfoo", run: |b| harness_log("results.json", b) },
     Target { name: "records_csv", run: |b| records("records.csv", b) },
     Target { name: "records_jsonl", run: |b| records("records.jsonl", b) },
     Target { name: "records_json", run: |b| records("records.json", b) },

@@ -17,6 +17,7 @@ pub mod demo;
 pub mod divergence;
 pub mod fasthash;
 pub mod formats;
+pub mod logs;
 pub mod providers;
 pub mod record;
 pub mod report;

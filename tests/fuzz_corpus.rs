@@ -99,4 +99,8 @@ fuzz_tests!(
     study,
     catalogue,
     nonfinite,
+    harness_lm_eval,
+    harness_inspect_eval,
+    harness_inspect_json,
+    harness_promptfoo,
 );

@@ -53,7 +53,7 @@ fn the_corpus_index_lists_every_corpus_file() {
 mod replay {
     use super::corpus_index::CORPUS;
     use evenhand::web::{
-        BbqSession, CrosslingualSession, DivergenceSession, RequirementsSession, RunSession, Workspace,
+        BbqSession, CrosslingualSession, DivergenceSession, HarnessLogs, RequirementsSession, RunSession, Workspace,
     };
     use js_sys::Reflect;
     use wasm_bindgen::JsValue;
@@ -113,6 +113,7 @@ mod replay {
         ("Workspace.load", None, |r, n, b| r.ws.load(n, b, JsValue::NULL).map(drop)),
         ("Workspace.open_bundle", None, |r, n, b| r.ws.open_bundle(n, &text(b), None, None).map(drop)),
         ("Workspace.open_share", Some("share link"), |r, _, b| r.ws.open_share(&text(b)).map(drop)),
+        ("HarnessLogs.add", None, |_, n, b| HarnessLogs::new().add(n, b).map(drop)),
         ("BbqSession.add_data", None, |_, n, b| BbqSession::new().add_data(n, b).map(drop)),
         ("BbqSession.add_predictions", None, |r, n, b| r.bbq.add_predictions(n, b, None).map(drop)),
         ("CrosslingualSession.load_questions", None, |_, n, b| {

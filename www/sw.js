@@ -56,6 +56,7 @@ const SHELL = [
   "./views/design.js",
   "./views/divergence-results.js",
   "./views/divergence.js",
+  "./views/harness-logs.js",
   "./views/requirements-results.js",
   "./views/requirements.js",
   "./views/results.js",

@@ -54,6 +54,9 @@ const divergence = () => (divergenceSession ??= new T.DivergenceSession());
 /** @type {import("./pkg/evenhand.js").CrosslingualSession} */
 let crosslingualSession;
 const crosslingual = () => (crosslingualSession ??= new T.CrosslingualSession());
+/** @type {import("./pkg/evenhand.js").HarnessLogs} */
+let harnessLogsHeld;
+const harnessLogs = () => (harnessLogsHeld ??= new T.HarnessLogs());
 /** @type {import("./pkg/evenhand.js").RequirementsSession} */
 let requirementsSession;
 const requirements = () => (requirementsSession ??= new T.RequirementsSession());
@@ -109,6 +112,17 @@ const ops = {
   rows: (query) => ws.rows(query),
   run: (experiment) => ws.run(experiment),
   load: (name, data, mapping) => ws.load(name, bytes(data), mapping ?? null),
+  // The Upload tab: a harness log (lm-eval, Inspect, promptfoo, recognised by its bytes) joins
+  // the logs, whose records then fill the workspace; any other file is a record table.
+  upload: (name, data, mapping) => {
+    const b = bytes(data);
+    if (!T.harness_log_kind(b)) return { records: ws.load(name, b, mapping ?? null) };
+    const logs = harnessLogs().add(name, b);
+    const jsonl = new TextEncoder().encode(harnessLogs().records_jsonl());
+    return { logs, records: logs.length ? ws.load("harness logs", jsonl, null) : null };
+  },
+  logsAnalysis: (statistics) => harnessLogs().analysis(statistics ?? null, new Date().toISOString()),
+  logsClear: () => harnessLogs().clear(),
   settings: () => ws.settings(),
   setSettings: (settings) => ws.set_settings(settings),
   export: (format) => ws.export(format),

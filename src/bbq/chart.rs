@@ -149,6 +149,8 @@ mod tests {
             acc_dis: e(acc),
             diff_bias_amb: e(bias),
             diff_bias_dis: e(bias),
+            s_dis: e(bias),
+            s_amb: e(bias),
             units: 1,
         }
     }

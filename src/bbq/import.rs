@@ -140,6 +140,14 @@ pub fn read(file: &str, bytes: &[u8], format: Option<Format>, language: Option<&
     Ok(ds)
 }
 
+/// One BBQ row (as BBQ's jsonl has it) as an example with its biased answer decided: for rows
+/// that arrive inside other files (a harness log's documents), located by `file` and `line`.
+pub fn bbq_row(file: &str, line: u64, obj: &Map<String, Value>, language: &str) -> Result<Example, Problem> {
+    let mut ex = Row { file, line, obj }.bbq(language)?;
+    bias::assign(&mut ex);
+    Ok(ex)
+}
+
 struct Row<'a> {
     file: &'a str,
     line: u64,

@@ -217,6 +217,11 @@ pub struct Breakdown {
     pub acc_dis: Estimate,
     pub diff_bias_amb: Estimate,
     pub diff_bias_dis: Estimate,
+    /// BBQ's own bias scores (Parrish et al. 2022): s_DIS over the disambiguated contexts'
+    /// non-unknown answers, s_AMB = (1 − Acc_amb)·s over the ambiguous ones, with the same
+    /// bootstrap intervals.
+    pub s_dis: Estimate,
+    pub s_amb: Estimate,
     /// Resampling units: template groups when the data has them, else examples.
     pub units: usize,
 }
@@ -250,11 +255,13 @@ fn units<'a>(examples: &'a [Example], judged: impl Iterator<Item = &'a Judged>) 
 }
 
 type Metric = fn(&Scores) -> Option<f64>;
-const METRICS: [Metric; 4] = [|s| s.acc_amb, |s| s.acc_dis, |s| s.diff_bias_amb, |s| s.diff_bias_dis];
+const METRICS: [Metric; 6] =
+    [|s| s.acc_amb, |s| s.acc_dis, |s| s.diff_bias_amb, |s| s.diff_bias_dis, |s| s.s_dis, |s| s.s_amb];
 
-/// Bootstrap replicates of the four main metrics: resample units with replacement.
-fn replicate(units: &[Counts], settings: &BootstrapSettings, stream: &str) -> [Vec<f64>; 4] {
-    let mut out: [Vec<f64>; 4] = Default::default();
+/// Bootstrap replicates of the metrics: resample units with replacement. The draws do not
+/// depend on how many metrics are read from each resample.
+fn replicate(units: &[Counts], settings: &BootstrapSettings, stream: &str) -> [Vec<f64>; 6] {
+    let mut out: [Vec<f64>; 6] = Default::default();
     if units.is_empty() {
         return out;
     }
@@ -312,6 +319,8 @@ pub fn breakdown(
                 acc_dis: est(1),
                 diff_bias_amb: est(2),
                 diff_bias_dis: est(3),
+                s_dis: est(4),
+                s_amb: est(5),
                 units: unit_counts.len(),
                 key,
                 label,

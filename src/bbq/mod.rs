@@ -5,6 +5,7 @@ pub mod bias;
 pub mod chart;
 pub mod example;
 pub mod generate;
+pub mod harness;
 pub mod import;
 pub mod metrics;
 pub mod parse;

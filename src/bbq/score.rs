@@ -418,6 +418,8 @@ fn empty_breakdown() -> Breakdown {
         acc_dis: none,
         diff_bias_amb: none,
         diff_bias_dis: none,
+        s_dis: none,
+        s_amb: none,
         units: 0,
     }
 }

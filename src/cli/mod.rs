@@ -15,6 +15,7 @@ mod bbq;
 mod crosslingual;
 mod datasets;
 mod divergence;
+mod import;
 mod records;
 mod reference;
 mod requirements;
@@ -41,6 +42,9 @@ struct Cli {
 enum Command {
     /// Check a record file (CSV, JSONL, JSON or Parquet) and list every problem with its line.
     Validate(records::ValidateArgs),
+    /// Logs of other harnesses (lm-evaluation-harness, Inspect, promptfoo) as a record table,
+    /// with --report the analysis: BBQ's figures beside the harness's, paired model tests.
+    Import(Box<import::Args>),
     /// Write a record file in another format (csv, jsonl, json or parquet, by the output's
     /// extension or --format); a file with bad rows is refused, its problems listed.
     Convert(records::ConvertArgs),
@@ -208,6 +212,7 @@ pub fn create_dir(dir: &Path) -> Result<(), Failure> {
 pub fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Validate(a) => records::validate(a),
+        Command::Import(a) => import::run(*a),
         Command::Analyze(a) => records::analyze(a),
         Command::Convert(a) => records::convert(a),
         Command::Demo(a) => records::demo(a),

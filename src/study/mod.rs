@@ -24,6 +24,7 @@ pub mod example;
 pub mod format;
 pub mod html;
 pub mod inputs;
+pub mod logs;
 pub mod methods_text;
 pub mod plan;
 pub mod profiles;

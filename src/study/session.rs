@@ -209,6 +209,9 @@ impl Session {
         method: Option<&str>,
         origin: Origin,
     ) -> Result<AddSummary, StudyError> {
+        if crate::logs::detect(bytes).is_some() {
+            return self.add_log(name, bytes, method, origin);
+        }
         let used = self.study.methods.used();
         if let Some(m) = method
             && !used.contains(&m)
@@ -276,5 +279,42 @@ impl Session {
     /// The report of everything held now; `generated_at` is written into it as given.
     pub fn report(&self, generated_at: &str) -> Result<super::report::Report, StudyError> {
         super::report::build(self, generated_at)
+    }
+}
+
+impl Session {
+    /// A study whose inputs arrive already read, with its records: how a study is built from
+    /// harness logs (`study::logs`), whose BBQ examples come from the logs themselves rather
+    /// than from a file the study names.
+    pub fn from_parts(
+        file: &str,
+        study: Study,
+        inputs: Inputs,
+        records: Vec<Record>,
+        sources: Vec<RecordSource>,
+    ) -> Session {
+        Session { file: file.into(), study, uploads: Uploads::new(), inputs: Some(inputs), records, sources }
+    }
+
+    /// A harness log given as a record file: its samples become records (`study::logs`), BBQ's
+    /// matched to the study's examples by the dataset's own example id, and are added as any
+    /// record file is; the source keeps the log's own SHA-256.
+    fn add_log(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        method: Option<&str>,
+        origin: Origin,
+    ) -> Result<AddSummary, StudyError> {
+        let log = crate::logs::read(name, bytes, None)
+            .map_err(|e| StudyError::Records { file: name.into(), message: e.to_string() })?;
+        let (records, rebuilt) = super::logs::records(std::slice::from_ref(&log));
+        let jsonl = crate::formats::write(&records, crate::formats::FileFormat::Jsonl);
+        let mut summary = self.add_records(name, jsonl.as_bytes(), method, origin)?;
+        summary.problems.extend(rebuilt.problems);
+        if let Some(s) = self.sources.iter_mut().find(|s| s.name == name) {
+            s.sha256 = format::sha256(bytes);
+        }
+        Ok(summary)
     }
 }

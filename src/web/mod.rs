@@ -10,6 +10,7 @@
 //! - [`divergence`]: the Divergence view's [`DivergenceSession`];
 //! - `permanova`: [`PermanovaRun`], one PERMANOVA job for the page's pool of workers
 //!   (www/permanova-pool.js), which the Cross-lingual view runs its tests through;
+//! - [`logs`]: the harness logs the Upload view takes ([`HarnessLogs`]);
 //! - [`requirements`]: the Requirements view's [`RequirementsSession`];
 //! - [`run`]: the Run view's [`RunSession`] and provider facts;
 //! - [`study`]: the study flow's [`StudySession`] (home screen, guided flow, report);
@@ -31,6 +32,8 @@ mod divergence;
 #[cfg(feature = "tools")]
 mod fetch;
 #[cfg(feature = "tools")]
+mod logs;
+#[cfg(feature = "tools")]
 mod permanova;
 #[cfg(feature = "tools")]
 mod requirements;
@@ -46,6 +49,8 @@ pub use crosslingual::CrosslingualSession;
 pub use demo::{Workspace, batch_export, default_experiment, group_fields, power_chart, power_curve, record_fields};
 #[cfg(feature = "tools")]
 pub use divergence::DivergenceSession;
+#[cfg(feature = "tools")]
+pub use logs::{HarnessLogs, harness_log_kind};
 #[cfg(feature = "tools")]
 pub use permanova::PermanovaRun;
 #[cfg(feature = "tools")]

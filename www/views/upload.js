@@ -2,6 +2,7 @@
 import { $, el, errorMessage, plural, problemList, showIn } from "../dom.js";
 import { describeReproduction, openBundleText } from "../bundles.js";
 import { readFile } from "../read-file.js";
+import { showHarnessLogs, wireHarnessLogs } from "./harness-logs.js";
 
 const KEPT = "Your earlier data is kept.";
 
@@ -53,11 +54,17 @@ export function createUpload(call, fields, changed) {
     try {
       const bytes = await readFile(chosen, result);
       showIn(result, el("p", { role: "status", text: `Checking ${file}…` }));
-      const summary = await call("load", file, bytes, map);
+      const got = await call("upload", file, bytes, map);
       mapping.hidden = true;
       mapping.replaceChildren();
-      loaded(summary);
-      await changed();
+      if (got.logs) {
+        showIn(result, el("p", { class: "success", role: "status", text: `Read ${file} as a harness log.` }));
+        if (got.records) await changed();
+        await showHarnessLogs(call, got.logs);
+      } else {
+        loaded(got.records);
+        await changed();
+      }
     } catch (err) {
       const d = loadDetail(err);
       if (d && d.kind === "needs_mapping") {
@@ -107,14 +114,17 @@ export function createUpload(call, fields, changed) {
     mapping.hidden = false;
   }
 
-  async function pick(file) {
-    if (!file) return;
-    showIn(result, el("p", { role: "status", text: `Reading ${file.name}…` }));
-    load(file, null);
+  /** Several files (harness logs to compare) are loaded one after the other. @param {FileList | File[]} files */
+  async function pick(files) {
+    for (const file of Array.from(files ?? [])) {
+      showIn(result, el("p", { role: "status", text: `Reading ${file.name}…` }));
+      await load(file, null);
+    }
   }
+  wireHarnessLogs(call);
 
   $("upload-file").addEventListener("change", (event) => {
-    pick(/** @type {HTMLInputElement} */ (event.target).files[0]);
+    pick(/** @type {HTMLInputElement} */ (event.target).files);
     /** @type {HTMLInputElement} */ (event.target).value = ""; // choosing the same file again must load it again
   });
 
@@ -127,7 +137,7 @@ export function createUpload(call, fields, changed) {
   zone.addEventListener("drop", (event) => {
     event.preventDefault();
     zone.classList.remove("over");
-    pick(event.dataTransfer.files[0]);
+    pick(event.dataTransfer.files);
   });
 
   $("bundle-file").addEventListener("change", async (event) => {
