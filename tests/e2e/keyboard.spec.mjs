@@ -65,7 +65,7 @@ test("11. keyboard: tab bar with arrow keys, upload input reachable", async ({ p
     reached = (await focusedId(page)) === "upload-file";
   }
   expect(reached).toBe(true);
-  await expect(page.locator("#upload-file")).toHaveAccessibleName("Choose a record file");
+  await expect(page.locator("#upload-file")).toHaveAccessibleName("Choose a record file or harness logs");
 
   // Shift+Tab back to the tab bar, then to Results with the arrow keys and Enter.
   let back = false;
