@@ -17,6 +17,9 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 pub enum Command {
+    /// Write a study file to start from: the example study (two simulated models, all four
+    /// methods, built-in data), with --targets to name your own models instead.
+    Init(InitArgs),
     /// Calls, prompt tokens and cost per method and target, as JSON on stdout.
     Plan(Common),
     /// Answer the simulated targets and run the provider targets (keys from environment
@@ -33,6 +36,21 @@ pub struct Common {
     /// The study document (evenhand-study v1 JSON).
     #[arg(long)]
     pub study: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct InitArgs {
+    /// Where the study file goes.
+    #[arg(long, default_value = "study.json")]
+    pub out: PathBuf,
+    /// The study's targets, comma-separated (`provider:model`, e.g.
+    /// `openai:gpt-4o-mini,anthropic:claude-3-5-haiku-latest`); default: the example's two
+    /// simulated models.
+    #[arg(long, value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Replace an existing file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(clap::Args)]
@@ -116,8 +134,34 @@ fn add_records(s: &mut Session, spec: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The example study's text, with the targets replaced when some are given; checked by opening
+/// it, so a mistyped target is refused here rather than at the first `plan`.
+fn init(a: &InitArgs) -> Outcome {
+    if a.out.exists() && !a.force {
+        return Err(Failure::new(format!("{}: the file exists; --force replaces it", a.out.display())));
+    }
+    let text = if a.targets.is_empty() {
+        study::example::TEXT.to_string()
+    } else {
+        let mut doc: serde_json::Value = serde_json::from_str(study::example::TEXT)?;
+        doc["targets"] = serde_json::json!(a.targets);
+        doc["title"] = serde_json::json!("My study");
+        serde_json::to_string_pretty(&doc)? + "\n"
+    };
+    let name = a.out.display().to_string();
+    let s = Session::open(&name, &text)?;
+    super::write(&a.out, &text)?;
+    print_json(&serde_json::json!({
+        "study": name,
+        "targets": s.study.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+        "next": format!("evenhand study plan --study {name}"),
+    }))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(a: Args) -> Outcome {
     match a.command {
+        Command::Init(i) => init(&i),
         Command::Plan(c) => {
             let s = open(&c.study)?;
             print_json(&s.plan()?)?;

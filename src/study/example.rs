@@ -6,23 +6,11 @@ use super::{Session, StudyError};
 
 pub const FILE: &str = "example-study.json";
 
-/// The example study's document (also a worked example of the format).
-pub const TEXT: &str = r#"{
-  "format": "evenhand-study",
-  "version": 1,
-  "title": "Example: two simulated models compared (SIMULATED data)",
-  "question": "Which of two models is more biased, and where?",
-  "targets": ["simulated:fair", "simulated:skewed"],
-  "methods": {
-    "requirements": {"scenario": {"builtin": "default"}},
-    "bbq": {"dataset": {"builtin": "evenhand"}, "languages": ["en"]},
-    "crosslingual": {"questions": {"builtin": "evenhand"}, "languages": ["en", "es", "hi", "zh"], "modes": ["non_acceptable"]},
-    "divergence": {"probes": {"builtin": "pl-western"}, "completions": 20}
-  },
-  "samples": 1,
-  "seeds": {"plan": 1, "simulation": 7, "statistics": 1},
-  "statistics": {"confidence": 0.95, "alpha": 0.05, "correction": "holm", "interval": "wilson", "replicates": 1000}
-}"#;
+/// The example study's document (also a worked example of the format, and the file users start from).
+/// Shipped as datasets/studies/example.json, which `evenhand study init` writes out. The file
+/// ends without a newline: its bytes are the study's sha256, which the example's report and
+/// share link carry.
+pub const TEXT: &str = include_str!("../../datasets/studies/example.json");
 
 /// The example study, opened and simulated.
 pub fn session() -> Result<Session, StudyError> {

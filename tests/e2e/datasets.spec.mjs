@@ -270,6 +270,10 @@ test("3. a host without CORS headers: the source link and an upload field checke
     await expect(age).toHaveAttribute("data-state", "unreachable");
     await expect(card.locator(".fallback")).toContainText("does not allow requests from other sites");
     await expect(card.locator(".fallback").getByRole("link", { name: AGE_URL })).toHaveAttribute("href", AGE_URL);
+    // The row says what the browser knows (no answer), not a guess, and the way on is in view.
+    await expect(age.locator(".state")).toHaveText("no answer (offline, or the host does not allow other sites)");
+    await expect(card.locator(".fallback")).toBeInViewport();
+    await expect(card.getByLabel("Choose the downloaded Age.jsonl")).toBeFocused();
     // A wrong file is refused; the right one is verified and kept.
     const input = card.getByLabel("Choose the downloaded Age.jsonl");
     await input.setInputFiles({ name: "Age.jsonl", mimeType: "text/plain", buffer: Buffer.from("{}\n") });

@@ -33,6 +33,9 @@ const languageNames = (() => {
 })();
 
 const alert = (...content) => el("div", { class: "alert", role: "alert" }, ...content);
+// A fetch that got no answer at all: the network is down, or the host sends no CORS headers
+// (the browser cannot tell the two apart, so neither can we).
+const NO_ANSWER = "no answer (offline, or the host does not allow other sites)";
 const fileName = (f) => f.path.split("/").pop();
 const code = (text) => el("code", { text });
 /** "no license stated…" as a sentence: capital first, full stop last. */
@@ -131,8 +134,8 @@ export async function createDatasets(call) {
     row.dataset.state = state;
     const label = row.unverified
       ? { stored: "kept, UNVERIFIED (trust on first use)", absent: "not pinned: unverified download", loading: "loading…",
-        refused: "changed since first fetch", unreachable: "host refused the page" }
-      : { stored: "kept, verified", absent: "not loaded", loading: "loading…", refused: "refused", unreachable: "host refused the page" };
+        refused: "changed since first fetch", unreachable: NO_ANSWER }
+      : { stored: "kept, verified", absent: "not loaded", loading: "loading…", refused: "refused", unreachable: NO_ANSWER };
     row.querySelector(".state").textContent = text ?? label[state] ?? state;
     row.querySelector(".load").hidden = state === "stored";
     row.querySelector(".remove").hidden = state !== "stored";
@@ -302,6 +305,9 @@ export async function createDatasets(call) {
       } else if (err instanceof store.Unreachable) {
         marks.set(f.url, "unreachable");
         showIn(problem, uploadFallback(f, err));
+        // The way on (download link, checked upload) sits under the card's table: bring it into view.
+        problem.scrollIntoView({ block: "nearest" });
+        problem.querySelector("input[type=file]")?.focus({ preventScroll: true });
       } else {
         showIn(problem, alert(el("p", { text: `${f.name}: ${errorMessage(err)}` })));
       }
