@@ -2,7 +2,7 @@
 //   #home (or nothing)          the home screen
 //   #study/<step>               the study flow (new, example, report, ...)
 //   #tools/<tab>                an expert tool, by its tab id (tab-<tab>)
-//   #s1.…                       a study's share link: its report
+//   #s1.… / #b1.…               a study's share link (the study / its bundle): its report
 // A share link (#v1.…) and a bundle address (?bundle=) open in the expert tools' Results.
 
 /** @typedef {{view: "home" | "study" | "tools", step?: string, tab?: string}} Route */
@@ -10,7 +10,7 @@
 /** @returns {Route} */
 export function parseRoute(hash = location.hash, search = location.search) {
   if (hash.startsWith("#v1.")) return { view: "tools", tab: "results" };
-  if (hash.startsWith("#s1.")) return { view: "study", step: "shared" };
+  if (hash.startsWith("#s1.") || hash.startsWith("#b1.")) return { view: "study", step: "shared" };
   const m = /^#(home|study|tools)(?:\/([\w-]*))?$/.exec(hash);
   if (!m) return new URLSearchParams(search).has("bundle") ? { view: "tools", tab: "results" } : { view: "home" };
   if (m[1] === "tools") return { view: "tools", tab: m[2] || "results" };

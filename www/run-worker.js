@@ -146,6 +146,14 @@ async function vectorsByModel() {
   return [...byModel.values()];
 }
 
+/** Resolves once `r` has no call in flight and no record being written (at most 60 s). */
+async function settled(r) {
+  const until = performance.now() + 60_000;
+  while ((r.session.in_flight() > 0 || r.storing > 0) && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function planned(session) {
   return { estimate: session.estimate(), spec: session.spec(), calls: session.calls() };
 }
@@ -154,18 +162,31 @@ function planned(session) {
 const ops = {
   providers: () => ({ specs: provider_specs(), prices: builtin_prices() }),
 
-  /** A session for `spec` over `cases` ({name, bytes, as_records}); returns its estimate. */
-  plan: (spec, cases) => {
+  /** A session for `spec` over `cases` ({name, bytes, as_records}); returns its estimate.
+   * With `continues` (a stored run's id), the session takes that run's id and every answer it
+   * stored, so starting it sends only the calls still unanswered: `resumed` then says
+   * {restored, remaining, failed, total, stale}. */
+  plan: async (spec, cases, continues = null) => {
     if (run?.started) {
+      // A cancelled run's calls in flight still complete and are stored: wait for them, so
+      // that no answer paid for is dropped with the session it arrived for.
+      if (continues && run.meta.run_id === continues) await settled(run);
       const state = run.session.progress(performance.now()).state;
       if (state === "running" || state === "paused" || run.session.in_flight() > 0) {
         throw new Error("A run is in progress: cancel it (its records stay stored) or let it finish before planning another.");
       }
     }
-    const session = sessionFor(spec, cases);
+    const session = sessionFor(continues ? { ...spec, run_id: continues } : spec, cases);
+    let resumed = null;
+    if (continues) {
+      if (!(await getRun(continues))) throw new Error(`no stored run ${continues}`);
+      const restored = session.restore(await runRecords(continues));
+      const p = session.progress(performance.now());
+      resumed = { restored, remaining: p.remaining, failed: p.failed, answered: p.answered, total: p.total, stale: session.stale() };
+    }
     const out = planned(session);
     replaceRun(newRun(session, { run_id: out.spec.run_id, spec: out.spec, cases, state: "planned" }));
-    return out;
+    return { ...out, resumed };
   },
 
   /** Starts the planned run: the run (without keys) goes to IndexedDB first. */

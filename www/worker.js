@@ -86,7 +86,7 @@ function opened(session) {
   /** @type {Record<string, Record<string, number>>} */
   const coverage = session.coverage();
   const records = Object.values(coverage).flatMap((byModel) => Object.values(byModel)).reduce((a, b) => a + b, 0);
-  return { title: doc.title, targets: doc.targets, methods: Object.keys(doc.methods), records };
+  return { title: doc.title, targets: doc.targets, methods: Object.keys(doc.methods), records, sha256: session.study_sha256() };
 }
 const ready = init().then(
   () => {
@@ -230,6 +230,10 @@ const ops = {
   studyExample: () => opened(T.StudySession.example()),
   studyOpenShare: (fragment) => opened(T.StudySession.open_share(fragment)),
   studyText: () => study().study_json(),
+  /** The files the open study names that have not been added: [{field, file}]. */
+  studyMissing: () => study().missing(),
+  /** A file the study names; returns those still missing. */
+  studyAddFile: (name, data) => study().add_file(name, bytes(data)),
   /** The plan of a study not opened (step 1's call counts), leaving the open one alone. */
   studyPlanOf: (name, text) => {
     const s = new T.StudySession(name, text);
@@ -241,6 +245,8 @@ const ops = {
   },
   studyPlan: () => study().plan(),
   studyRunCases: () => study().run_cases(),
+  /** The run spec's skeleton for the study's provider targets: {run_id, targets: [{provider, models}], params, ...}. */
+  studyRunSpec: () => study().run_spec(),
   /** `origin`: "run" for this study's own run's records, otherwise an upload. */
   studyAddRecords: (name, data, method, origin) => study().add_records(name, bytes(data), method ?? undefined, origin ?? undefined),
   studySimulate: () => study().simulate(),
@@ -250,6 +256,10 @@ const ops = {
   studyReportJson: () => study().report_json(reportTime ?? undefined),
   studyBundle: () => study().bundle(),
   studyShareFragment: () => study().share_fragment(),
+  /** What the share link cannot carry (empty: the link rebuilds the report). */
+  studyShareLacks: () => study().share_lacks(),
+  /** {fragment} of a link that rebuilds the report (the records carried when they fit), or {lacks}. */
+  studyShareLink: () => study().share_link(),
 
   // The batch route (Upload tab): provider batch files out, their results into the workspace.
   batchExport: (settings, name, data) => batch_export(settings, name, bytes(data)),

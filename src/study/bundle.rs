@@ -1,7 +1,8 @@
 //! A study's exports besides the report: the bundle (the study, the input files it names, every
 //! record and a manifest, in one JSON file that rebuilds the same report anywhere) and the share
-//! link (the study alone, deflated into a URL fragment: enough to rebuild a study whose targets
-//! are all simulated; for any other, the receiver needs the bundle).
+//! link: the study alone, deflated into a URL fragment (`s1.`), enough to rebuild a study whose
+//! targets are all simulated; for any other, the whole bundle deflated (`b1.`) when it fits a
+//! link's practical size, and otherwise no link: the receiver needs the bundle file.
 
 use super::format::{Study, sha256};
 use super::session::RecordSource;
@@ -15,6 +16,11 @@ use std::collections::BTreeMap;
 pub const FORMAT: &str = "evenhand-study-bundle";
 pub const VERSION: u32 = 1;
 const SHARE_PREFIX: &str = "s1.";
+const BUNDLE_PREFIX: &str = "b1.";
+/// The longest link made (characters of the fragment). A fragment never reaches a server, so
+/// servers' limits on a URL (8 KB and less) do not apply; browsers keep and show links of this
+/// length whole, and chat and mail programs carry them.
+pub const LINK_LIMIT: usize = 32_000;
 /// Far above any real link; stops a crafted fragment from inflating into a huge buffer.
 const MAX_INFLATED: usize = 1 << 20;
 
@@ -127,18 +133,48 @@ pub fn share_fragment(s: &Session) -> String {
     format!("{SHARE_PREFIX}{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(&json, 9)))
 }
 
+/// What a share link of this study does not carry, so that a receiver could not rebuild its
+/// report from the link: the answers of each provider target, and each file the study names.
+/// Empty when the link rebuilds the report (every target simulated, every input built in).
+pub fn share_lacks(s: &Session) -> Vec<String> {
+    let mut out: Vec<String> =
+        s.study.targets.iter().filter(|t| !t.is_simulated()).map(|t| format!("the answers of {t}")).collect();
+    // A fresh session of the same study lists every file it names (none is added there).
+    if let Ok(fresh) = Session::open("share link", &serde_json::to_string(&s.study).unwrap_or_default()) {
+        out.extend(fresh.missing().into_iter().map(|(field, file)| format!("the file {file} ({field})")));
+    }
+    out
+}
+
+/// A link that rebuilds the report, or what it could not carry: the study alone when that is
+/// enough, else the bundle (study, files, records) deflated when it fits [`LINK_LIMIT`].
+pub fn share_link(s: &Session) -> Result<String, Vec<String>> {
+    let lacks = share_lacks(s);
+    if lacks.is_empty() {
+        return Ok(share_fragment(s));
+    }
+    let json = serde_json::to_vec(&make(s)).unwrap_or_default();
+    let link = format!("{BUNDLE_PREFIX}{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(&json, 9)));
+    if link.len() <= LINK_LIMIT { Ok(link) } else { Err(lacks) }
+}
+
 /// Opens a share link; a study whose targets are all simulated and whose inputs are built in
 /// is simulated again, which rebuilds the same records and so the same report.
 pub fn open_share(fragment: &str) -> Result<Session, StudyError> {
     let bad = |m: &str| StudyError::Bundle(format!("share link: {m}"));
-    let body = fragment
-        .trim_start_matches('#')
-        .strip_prefix(SHARE_PREFIX)
-        .ok_or_else(|| bad(&format!("expected a fragment starting with \"{SHARE_PREFIX}\"")))?;
+    let fragment = fragment.trim_start_matches('#');
+    let (body, bundled) = match (fragment.strip_prefix(SHARE_PREFIX), fragment.strip_prefix(BUNDLE_PREFIX)) {
+        (Some(b), _) => (b, false),
+        (None, Some(b)) => (b, true),
+        _ => return Err(bad(&format!("expected a fragment starting with \"{SHARE_PREFIX}\" or \"{BUNDLE_PREFIX}\""))),
+    };
     let packed = URL_SAFE_NO_PAD.decode(body.trim()).map_err(|e| bad(&format!("not valid base64url: {e}")))?;
     let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_INFLATED)
         .map_err(|_| bad("the fragment does not inflate (truncated link?)"))?;
     let text = String::from_utf8(json).map_err(|_| bad("not UTF-8"))?;
+    if bundled {
+        return open("share link", &text);
+    }
     let mut s = Session::open("share link", &text)?;
     if s.study.targets.iter().all(|t| t.is_simulated()) && s.missing().is_empty() {
         s.simulate()?;
@@ -149,6 +185,7 @@ pub fn open_share(fragment: &str) -> Result<Session, StudyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::Record;
 
     #[test]
     fn bundle_and_share_link_rebuild_the_same_report() {
@@ -164,5 +201,50 @@ mod tests {
         let tampered = text.replacen("\"response\":\"", "\"response\":\"x", 1);
         assert!(open("b.json", &tampered).unwrap_err().to_string().contains("records_sha256"));
         assert!(open_share("#s1.AAAA").is_err());
+        assert_eq!(share_lacks(&s), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_link_names_what_it_cannot_carry() {
+        let text = crate::study::example::TEXT.replacen("\"simulated:skewed\"", "\"openai:gpt-4o\"", 1);
+        assert_ne!(text, crate::study::example::TEXT, "the example names simulated:skewed");
+        let s = Session::open("s.json", &text).unwrap();
+        assert_eq!(share_lacks(&s), vec!["the answers of openai:gpt-4o".to_string()]);
+        // Without records a link carries the whole (small) bundle, which opens with none.
+        let link = share_link(&s).unwrap();
+        assert!(link.starts_with(BUNDLE_PREFIX), "{link}");
+        let back = open_share(&format!("#{link}")).unwrap();
+        assert_eq!(back.study, s.study);
+    }
+
+    #[test]
+    fn a_provider_study_link_carries_its_records_when_they_fit() {
+        let text = crate::study::example::TEXT.replacen("\"simulated:skewed\"", "\"openai:gpt-4o\"", 1);
+        let mut s = Session::open("s.json", &text).unwrap();
+        // The example's simulated answers, relabelled as the provider's, stand in for a run.
+        let sim = crate::study::example::session().unwrap();
+        let mut rows: Vec<Record> = sim.records.iter().filter(|r| r.model == "sim:skewed").take(40).cloned().collect();
+        for r in &mut rows {
+            r.provider = "openai".into();
+            r.model = "gpt-4o".into();
+        }
+        let jsonl = crate::formats::write(&rows, crate::formats::FileFormat::Jsonl);
+        s.add_records("run.jsonl", jsonl.as_bytes(), None, super::super::session::Origin::Run).unwrap();
+        let link = share_link(&s).unwrap();
+        assert!(link.starts_with(BUNDLE_PREFIX) && link.len() <= LINK_LIMIT);
+        let back = open_share(&link).unwrap();
+        assert_eq!(back.records.len(), s.records.len());
+        // Past the limit: no link, and what it would lack.
+        let mut big = rows.clone();
+        for (i, r) in big.iter_mut().enumerate() {
+            r.record_id = format!("big-{i}");
+            r.response = (0..2000).map(|j| char::from(b'a' + ((i * 7919 + j * 104_729) % 26) as u8)).collect();
+        }
+        let many: Vec<Record> = (0..20)
+            .flat_map(|k| big.iter().map(move |r| Record { record_id: format!("{}-{k}", r.record_id), ..r.clone() }))
+            .collect();
+        let jsonl = crate::formats::write(&many, crate::formats::FileFormat::Jsonl);
+        s.add_records("more.jsonl", jsonl.as_bytes(), None, super::super::session::Origin::Uploaded).unwrap();
+        assert_eq!(share_link(&s).unwrap_err(), vec!["the answers of openai:gpt-4o".to_string()]);
     }
 }

@@ -61,6 +61,12 @@ impl StudySession {
         serde_json::to_string_pretty(&self.core.study).unwrap_or_default()
     }
 
+    /// The SHA-256 of the study as saved ([`StudySession::study_json`]): the study's identity,
+    /// which the page's runs are filed under so a run is only ever offered to its own study.
+    pub fn study_sha256(&self) -> String {
+        study::format::sha256(self.study_json().as_bytes())
+    }
+
     /// The files the study names that have not been added: [{field, file}].
     pub fn missing(&self) -> Result<JsValue, JsValue> {
         let m: Vec<serde_json::Value> = self
@@ -173,6 +179,21 @@ impl StudySession {
 
     pub fn share_fragment(&self) -> String {
         study::bundle::share_fragment(&self.core)
+    }
+
+    /// What the share link cannot carry (provider answers, named files): empty when the link
+    /// rebuilds the report; otherwise the study needs its bundle.
+    pub fn share_lacks(&self) -> Vec<String> {
+        study::bundle::share_lacks(&self.core)
+    }
+
+    /// The share link's fragment that rebuilds this report: {fragment} (the study alone, or the
+    /// bundle when it fits a link), or {lacks} (what no link could carry: share the bundle).
+    pub fn share_link(&self) -> Result<JsValue, JsValue> {
+        to_js(&match study::bundle::share_link(&self.core) {
+            Ok(fragment) => serde_json::json!({"fragment": fragment, "lacks": []}),
+            Err(lacks) => serde_json::json!({"fragment": null, "lacks": lacks}),
+        })
     }
 
     /// Opens a study bundle; its records come back as they were saved.

@@ -13,6 +13,7 @@ const methodName = (id) => METHODS.find((m) => m.id === id)?.name ?? id;
 
 /** @param {import("../rpc.js").AnalysisCall} call */
 export function createStudyReport(call) {
+  const shareNote = el("p", { class: "warning", id: "study-share-note", role: "status", hidden: true });
   const body = el("div", { id: "study-report-body" });
   const error = el("div", { class: "alert", role: "alert", id: "study-report-error", hidden: true });
   const shareOut = el("input", { id: "study-share-link", readOnly: true, "aria-label": "Study share link", hidden: true });
@@ -21,7 +22,19 @@ export function createStudyReport(call) {
     ["study-dl-json", "Download the report data (JSON)", async () => download(`${await slug()}.json`, await call("studyReportJson"), "application/json")],
     ["study-dl-bundle", "Download the study bundle", async () => download(`${await slug()}-bundle.json`, await call("studyBundle"), "application/json")],
     ["study-share", "Copy the share link", async () => {
-      const link = `${location.origin}${location.pathname}#${await call("studyShareFragment")}`;
+      // A link carries the study, and its records when they fit; when they do not, say so
+      // before copying anything: opened elsewhere, such a link could not rebuild this report.
+      /** @type {{fragment: string | null, lacks: string[]}} */
+      const share = await call("studyShareLink");
+      if (!share.fragment) {
+        shareOut.hidden = true;
+        shareNote.textContent = `This study needs its bundle: a link cannot carry ${share.lacks.join(", ")} (too large for a link), `
+          + "so opened elsewhere it could not rebuild this report. Share the study bundle instead (“Download the study bundle”); "
+          + "it opens from the home screen.";
+        shareNote.hidden = false;
+        return;
+      }
+      const link = `${location.origin}${location.pathname}#${share.fragment}`;
       shareOut.value = link;
       shareOut.hidden = false;
       shareOut.select();
@@ -47,14 +60,19 @@ export function createStudyReport(call) {
   const slug = async () => `evenhand-report-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "study"}`;
 
   const step = el("section", { class: "study-step", "data-step": "report", "aria-labelledby": "study-report-title" },
-    el("div", { class: "buttons report-downloads" }, ...buttons), shareOut, error, body);
+    el("div", { class: "buttons report-downloads" }, ...buttons), shareOut, shareNote, error, body);
 
   /** Renders the report of the open study. */
   async function render() {
     const t0 = performance.now();
+    showIn(error);
     const report = await call("studyReport");
     const t1 = performance.now();
     title = report.title ?? title;
+    // Each report its own link: none shown until asked for this one.
+    shareOut.value = "";
+    shareOut.hidden = true;
+    shareNote.hidden = true;
     body.replaceChildren(...draw(report));
     // Where the time goes, for the tests' timing log: the wasm's report(), then the drawing.
     step.dataset.reportMs = String(Math.round(t1 - t0));
@@ -63,7 +81,14 @@ export function createStudyReport(call) {
     return report;
   }
 
-  return { step, render, showError: (err) => showIn(error, typeof err === "string" ? err : errorMessage(err)) };
+  /** Empties the view (a link that cannot rebuild its report shows why instead). */
+  const clear = () => {
+    body.replaceChildren();
+    shareOut.hidden = true;
+    shareNote.hidden = true;
+  };
+
+  return { step, render, clear, showError: (err) => showIn(error, typeof err === "string" ? err : errorMessage(err)) };
 }
 
 /** The report's parts in reading order. */

@@ -7,16 +7,42 @@ import { el, busy, download, errorMessage, plural, showIn } from "../dom.js";
 import { keysFor, setKey } from "../keys.js";
 import { METHODS, describe } from "./study-setup.js";
 
-/** Where the study of a run is kept across a reload, by run id (the study's text, no key). */
+/** Where the study of a run is kept across a reload, by run id: {sha256, title, text} (no key).
+ *  The sha256 is the study's identity: a run is offered to its own study only. */
 const STORE = "evenhand-study-run:";
 const ORIGIN = "study";
+
+/** The study a stored run belongs to; an entry of an older page held the study's text alone. */
+function storedStudy(runId) {
+  const raw = localStorage.getItem(STORE + runId);
+  if (raw == null) return null;
+  try {
+    const v = JSON.parse(raw);
+    if (typeof v === "string") return { sha256: null, title: JSON.parse(v)?.title ?? "", text: v };
+    return v?.text ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** "1 min 5 s", "12 s": a duration a person reads. */
+function duration(s) {
+  if (!(s >= 0) || !Number.isFinite(s)) return "";
+  const t = Math.round(s);
+  if (t < 60) return `${t} s`;
+  if (t < 3600) return `${Math.floor(t / 60)} min ${t % 60} s`;
+  return `${Math.floor(t / 3600)} h ${Math.floor((t % 3600) / 60)} min`;
+}
 
 /**
  * @param {import("../rpc.js").AnalysisCall} call
  * @param {() => Promise<{worker: Worker, runCall: import("../rpc.js").RunCall}>} engineReady
- * @param {{providerTargets: () => any[], params: () => any, reported: () => Promise<void>,
- *   opened: (summary: any) => void, cannotRun: () => string | null}} hooks
- *   `cannotRun()` says why this study cannot be run here (null when it can)
+ * @param {{providerTargets: () => any[], params: () => Promise<any>, reported: () => Promise<void>,
+ *   opened: (summary: any) => any, fileProviders: () => string[], study: () => any,
+ *   mayReplace: (what: string) => Promise<boolean>, go: (hash: string) => void}} hooks
+ *   `fileProviders()` the provider targets of a study opened from a file (their base URLs and
+ *   keys are asked for here); `study()` the open
+ *   study's summary ({sha256, title, ...}); `mayReplace(what)` asks before the open study is replaced
  */
 export function createStudyRun(call, engineReady, hooks) {
   const status = el("p", { id: "study-run-status", role: "status" });
@@ -44,6 +70,7 @@ export function createStudyRun(call, engineReady, hooks) {
     el("div", { class: "buttons" }, pause, resume, cancel, retry));
   const dialog = el("dialog", { id: "study-confirm", "aria-labelledby": "study-confirm-title" },
     el("h3", { id: "study-confirm-title", text: "Start this run?" }),
+    el("p", { id: "study-confirm-resumed", hidden: true }),
     el("ul", { id: "study-confirm-reasons" }),
     el("div", { class: "buttons" },
       el("button", { type: "button", class: "primary", id: "study-confirm-yes", text: "Start anyway" }),
@@ -52,6 +79,11 @@ export function createStudyRun(call, engineReady, hooks) {
   // Uploads: per method, or one table with a method column.
   const uploadInputs = METHODS.map((m) => el("input", { type: "file", id: `study-up-${m.id}`, accept: ".csv,.jsonl,.json,.tsv" }));
   const tableInput = el("input", { type: "file", id: "study-up-table", accept: ".csv,.jsonl,.json,.tsv" });
+  // Each slot keeps its own error until a file in that slot is taken: another slot's success
+  // does not hide it.
+  const slotError = (input) => el("div", { class: "alert", role: "alert", id: `${input.id}-error`, hidden: true });
+  const uploadErrors = uploadInputs.map(slotError);
+  const tableError = slotError(tableInput);
   const uploadResult = el("div", { id: "study-upload-result", "aria-live": "polite" });
   const reportButton = el("button", { type: "button", class: "primary", id: "study-make-report", text: "Make the report" });
   const casesButton = el("button", { type: "button", id: "study-cases-download", text: "Download the cases (JSONL)" });
@@ -70,8 +102,8 @@ export function createStudyRun(call, engineReady, hooks) {
           + "or one table whose method column names each row's method. To collect them elsewhere (a batch job, "
           + "another tool), start from the study's cases: each carries its method and item." }),
         el("div", { class: "buttons" }, casesButton),
-        METHODS.map((m, i) => el("div", { class: "row" }, el("label", { for: uploadInputs[i].id, text: `${m.name} records` }), uploadInputs[i])),
-        el("div", { class: "row" }, el("label", { for: tableInput.id, text: "One record table with a method column" }), tableInput),
+        METHODS.map((m, i) => el("div", { class: "row" }, el("label", { for: uploadInputs[i].id, text: `${m.name} records` }), uploadInputs[i], uploadErrors[i])),
+        el("div", { class: "row" }, el("label", { for: tableInput.id, text: "One record table with a method column" }), tableInput, tableError),
         uploadResult)),
     live,
     error,
@@ -98,8 +130,12 @@ export function createStudyRun(call, engineReady, hooks) {
     bar.setAttribute("aria-valuenow", String(settled));
     bar.setAttribute("aria-valuetext", `${p.answered} answered, ${p.failed} failed, ${p.remaining} remaining`);
     /** @type {HTMLElement} */ (bar.firstElementChild).style.width = `${p.total ? (100 * settled) / p.total : 0}%`;
+    const eta = p.state === "running" && p.eta_s != null && p.remaining > 0 ? duration(p.eta_s) : "";
     counts.textContent = `${p.state}: ${p.answered} answered, ${p.failed} failed, ${p.remaining} remaining of ${p.total}`
-      + (p.in_flight ? ` (${p.in_flight} in flight)` : "") + (p.cost > 0 ? `; cost so far ${p.cost.toFixed(4)} ${p.currency}` : "") + ".";
+      + (p.in_flight ? ` (${p.in_flight} in flight)` : "") + (p.cost > 0 ? `; cost so far ${p.cost.toFixed(4)} ${p.currency}` : "") + "."
+      + (eta ? ` About ${eta} left at ${p.per_second.toFixed(1)} calls/s.` : "")
+      + (p.state === "cancelled" ? " Cancelled: the answers so far are kept; “Run the study” sends only the calls not answered yet." : "");
+    counts.dataset.eta = eta;
     Object.assign(counts.dataset, { answered: p.answered, failed: p.failed, total: p.total, state: p.state, runId: p.run_id });
     perTarget.replaceChildren(...p.targets.map((t) => el("tr", {},
       el("th", { scope: "row", text: `${t.target} (${t.provider})` }), el("td", { text: t.answered }),
@@ -134,7 +170,17 @@ export function createStudyRun(call, engineReady, hooks) {
     }
   }
 
-  async function plan() {
+  /** The stored study runs not finished, split by whether they belong to the open study. */
+  async function storedRuns() {
+    const { runCall } = await getEngine();
+    const sha = hooks.study()?.sha256 ?? null;
+    const runs = (await runCall("unfinished")).filter((r) => r.origin === ORIGIN)
+      .map((r) => ({ ...r, study: storedStudy(r.run_id) })).filter((r) => r.study);
+    return { mine: runs.filter((r) => sha && r.study.sha256 === sha), others: runs.filter((r) => !sha || r.study.sha256 !== sha) };
+  }
+
+  /** Plans this study's run; `continues` (a stored run of this study) is resumed, not paid again. */
+  async function plan(continues = null) {
     const { runCall } = await getEngine();
     const targets = hooks.providerTargets();
     const cases = await call("studyRunCases");
@@ -143,18 +189,27 @@ export function createStudyRun(call, engineReady, hooks) {
       method: "study",
       targets,
       samples: 1, // the cases carry their samples
-      params: hooks.params(),
+      params: await hooks.params(),
       retry: { max_attempts: 5, timeout_s: 60 },
     };
-    return runCall("plan", spec, { name: "study-cases.jsonl", bytes: new TextEncoder().encode(cases), as_records: false, origin: ORIGIN });
+    return runCall("plan", spec, { name: "study-cases.jsonl", bytes: new TextEncoder().encode(cases), as_records: false, origin: ORIGIN },
+      continues);
   }
 
   async function start(planned) {
     const { runCall } = await getEngine();
     current = planned.spec.run_id;
-    localStorage.setItem(STORE + current, JSON.stringify(await call("studyText")));
+    const study = hooks.study();
+    localStorage.setItem(STORE + current, JSON.stringify({ sha256: study?.sha256 ?? null, title: study?.title ?? "", text: await call("studyText") }));
     await runCall("start", keysFor(planned.spec.targets.map((x) => x.id)));
+    resumeBox.hidden = true;
+    inView();
+  }
+
+  /** The live view shown, its Pause and Cancel in sight. */
+  function inView() {
     live.hidden = false;
+    pause.scrollIntoView({ block: "center" });
   }
 
   let planned = null;
@@ -167,8 +222,24 @@ export function createStudyRun(call, engineReady, hooks) {
         await hooks.reported();
         return;
       }
-      planned = await plan();
-      if (planned.estimate.confirm.length) {
+      // A run of this study that was cancelled or interrupted is resumed: its answers are kept.
+      const earlier = (await storedRuns()).mine[0] ?? null;
+      planned = await plan(earlier?.run_id ?? null);
+      const resumed = planned.resumed;
+      const note = /** @type {HTMLElement} */ (dialog.querySelector("#study-confirm-resumed"));
+      note.hidden = !resumed;
+      if (resumed) {
+        dialog.querySelector("h3").textContent = "Resume this study's run?";
+        note.textContent = `${plural(resumed.remaining, "call")} of ${resumed.total} remain: the ${resumed.answered} answered `
+          + `in the earlier run (${planned.spec.run_id}) are kept and not sent again`
+          + (resumed.failed ? `; ${resumed.failed} failed stay failed until you retry them` : "")
+          + (resumed.stale.records ? `; ${resumed.stale.records} stored for another request are sent again` : "") + ".";
+        dialog.querySelector("ul").replaceChildren();
+        dialog.querySelector("#study-confirm-yes").textContent = "Resume";
+        /** @type {HTMLDialogElement} */ (dialog).showModal();
+      } else if (planned.estimate.confirm.length) {
+        dialog.querySelector("h3").textContent = "Start this run?";
+        dialog.querySelector("#study-confirm-yes").textContent = "Start anyway";
         dialog.querySelector("ul").replaceChildren(...planned.estimate.confirm.map((r) => el("li", { text: `This run has ${r}.` })));
         /** @type {HTMLDialogElement} */ (dialog).showModal();
       } else {
@@ -200,17 +271,17 @@ export function createStudyRun(call, engineReady, hooks) {
   action(cancel, "cancel");
   action(retry, "retryFailed");
 
-  async function addFile(input, method) {
+  async function addFile(input, method, slot) {
     const file = input.files[0];
     if (!file) return;
-    showIn(error);
     try {
       const s = await call("studyAddRecords", file.name, new Uint8Array(await file.arrayBuffer()), method);
       const by = Object.entries(s.by_method).map(([m, n]) => `${n} ${m}`).join(", ");
       uploadResult.append(el("p", { role: "status", text: `${file.name}: ${plural(s.records, "record")} (${by}) of ${s.models.join(", ")}.` }),
         s.problems.length ? el("ul", { class: "problems" }, s.problems.map((p) => el("li", { text: describe({ detail: p }) }))) : "");
+      showIn(slot);
     } catch (err) {
-      showIn(error, describe(err));
+      showIn(slot, `${file.name}: ${describe(err)}`);
     }
   }
   casesButton.addEventListener("click", () => busy(casesButton, async () => {
@@ -221,8 +292,8 @@ export function createStudyRun(call, engineReady, hooks) {
       showIn(error, describe(err));
     }
   }));
-  METHODS.forEach((m, i) => uploadInputs[i].addEventListener("change", () => addFile(uploadInputs[i], m.id)));
-  tableInput.addEventListener("change", () => addFile(tableInput, null));
+  METHODS.forEach((m, i) => uploadInputs[i].addEventListener("change", () => addFile(uploadInputs[i], m.id, uploadErrors[i])));
+  tableInput.addEventListener("change", () => addFile(tableInput, null, tableError));
   reportButton.addEventListener("click", () => busy(reportButton, async () => {
     showIn(error);
     try {
@@ -234,43 +305,101 @@ export function createStudyRun(call, engineReady, hooks) {
   }));
 
   const runNote = el("p", { class: "help", id: "study-run-note", hidden: true });
+  // A study file names its provider targets but cannot carry their addresses or keys: asked here.
+  const fileBox = el("div", { id: "study-file-targets", hidden: true });
   runButton.after(runNote);
+  runNote.after(fileBox);
+  /** @type {{provider: string, models: string[], base: HTMLInputElement, key: HTMLInputElement}[]} */
+  let fileRows = [];
 
-  /** A study run a reload interrupted: offered with Resume (keys typed again unless remembered). */
-  async function offerResume() {
-    const why = hooks.cannotRun();
-    runButton.disabled = Boolean(why);
-    runNote.textContent = why ?? "";
-    runNote.hidden = !why;
-    const { runCall } = await getEngine();
-    const runs = (await runCall("unfinished")).filter((r) => r.origin === ORIGIN && localStorage.getItem(STORE + r.run_id));
-    if (!runs.length || current) {
-      resumeBox.hidden = true;
+  async function showFileTargets() {
+    const names = hooks.fileProviders();
+    runNote.textContent = names.length
+      ? "This study came from a file: give its providers' base URLs and keys below to run it here. "
+        + "Upload their responses instead if you have them."
+      : "";
+    runNote.hidden = !names.length;
+    if (!names.length) {
+      fileBox.hidden = true;
+      fileRows = [];
       return;
     }
-    const r = runs[0];
-    runButton.hidden = true; // a second run would pay again for what the stored one has
+    /** @type {{targets: {provider: string, models: string[]}[]}} */
+    const skeleton = await call("studyRunSpec");
+    const same = fileRows.length === skeleton.targets.length
+      && fileRows.every((r, i) => r.provider === skeleton.targets[i].provider && r.models.join() === skeleton.targets[i].models.join());
+    if (same) return;
+    fileRows = skeleton.targets.map((t) => ({
+      provider: t.provider, models: t.models,
+      base: /** @type {HTMLInputElement} */ (el("input", { id: `study-file-${t.provider}-base`, type: "url", autocomplete: "off", spellcheck: "false" })),
+      key: /** @type {HTMLInputElement} */ (el("input", { id: `study-file-${t.provider}-key`, type: "password", autocomplete: "off", spellcheck: "false" })),
+    }));
+    fileBox.replaceChildren(...fileRows.map((r) => el("fieldset", { class: "target" },
+      el("legend", { text: `${r.provider}: ${r.models.join(", ")}` }),
+      el("div", { class: "row" }, el("label", { for: r.base.id, text: `Base URL for ${r.provider} (empty: the provider's own)` }), r.base),
+      el("div", { class: "row" }, el("label", { for: r.key.id, text: `API key for ${r.provider}` }), r.key))));
+    fileBox.hidden = false;
+  }
+
+  /** The run spec's targets of a study file, from what was typed above (keys go to keys.js only). */
+  function fileTargets() {
+    return fileRows.map((r) => {
+      if (r.key.value.trim()) setKey(r.provider, r.key.value);
+      const t = { id: r.provider, provider: r.provider, models: r.models, concurrency: 4 };
+      if (r.base.value.trim()) t.base_url = r.base.value.trim();
+      return t;
+    });
+  }
+
+  /** A study run a reload interrupted: offered with Resume (keys typed again unless remembered).
+   *  A run of another study is offered only to open that study, and only after asking. */
+  async function offerResume() {
+    await showFileTargets();
+    const { runCall } = await getEngine();
+    // The run this view followed belongs to another study than the open one: not shown here.
+    if (current && (storedStudy(current)?.sha256 ?? null) !== (hooks.study()?.sha256 ?? null)) {
+      current = null;
+      live.hidden = true;
+      runButton.disabled = false;
+      status.textContent = "";
+    }
+    const { mine, others } = await storedRuns();
+    if (current || (!mine.length && !others.length)) {
+      resumeBox.hidden = true;
+      runButton.hidden = false;
+      return;
+    }
+    const r = mine[0] ?? others[0];
+    const own = Boolean(mine.length);
+    if (own) runButton.hidden = true; // the stored run is this study's: resume it rather than start over
     const inputs = r.keyed.filter((x) => !keysFor([x])[x]).map((target) => {
       const id = `study-resume-key-${target}`;
       return { target, id, input: el("input", { id, type: "password", autocomplete: "off", spellcheck: "false" }) };
     });
-    const go = el("button", { type: "button", class: "primary", id: "study-resume-stored", text: "Resume the study run" });
+    const button = el("button", { type: "button", class: own ? "primary" : "", id: "study-resume-stored",
+      text: own ? "Resume the study run" : "Open that study and resume its run" });
+    const counted = `${r.answered} of ${r.total} answered` + (r.failed ? `, ${r.failed} failed` : "");
     resumeBox.replaceChildren(
-      el("p", { role: "status", text: `An unfinished study run (${r.run_id}): ${r.answered} of ${r.total} answered`
-        + (r.failed ? `, ${r.failed} failed` : "") + "." }),
+      el("p", { role: "status", id: "study-resume-text", text: own
+        ? `An unfinished run of this study (${r.run_id}): ${counted}; ${plural(r.total - r.answered - r.failed, "call")} remain.`
+        : `An unfinished run of another study, “${r.study.title || "untitled"}” (${r.run_id}): ${counted}. `
+          + "It is not this study's: resuming it opens its own study." }),
       ...inputs.map(({ target, id, input }) => el("div", { class: "row" }, el("label", { for: id, text: `API key for ${target}` }), input)),
-      go);
+      button);
     resumeBox.hidden = false;
-    go.addEventListener("click", () => busy(go, async () => {
+    button.addEventListener("click", () => busy(button, async () => {
       showIn(error);
-      for (const { target, input } of inputs) setKey(target, input.value);
       try {
-        hooks.opened(await call("studyOpen", "study.json", JSON.parse(localStorage.getItem(STORE + r.run_id))));
+        if (!own) {
+          if (!(await hooks.mayReplace(`the study “${r.study.title || "untitled"}” of that run`))) return;
+          hooks.opened({ ...(await call("studyOpen", "study.json", r.study.text)), from_form: false });
+        }
+        for (const { target, input } of inputs) setKey(target, input.value);
         current = r.run_id;
         await runCall("resumeStored", r.run_id, keysFor(r.targets));
         runButton.hidden = false;
         resumeBox.hidden = true;
-        live.hidden = false;
+        inView();
       } catch (err) {
         current = null;
         showIn(error, describe(err));
@@ -278,5 +407,5 @@ export function createStudyRun(call, engineReady, hooks) {
     }));
   }
 
-  return { step, offerResume, plan };
+  return { step, offerResume, plan, fileTargets };
 }

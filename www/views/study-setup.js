@@ -48,8 +48,10 @@ const list = (text) => text.split(",").map((s) => s.trim()).filter(Boolean);
 /**
  * @param {import("../rpc.js").AnalysisCall} call
  * @param {() => Promise<import("../rpc.js").RunCall>} runCallReady the run worker, once it is up
- * @param {{opened: (summary: any) => void, go: (hash: string) => void, estimate: () => Promise<any>}} hooks
- *   `estimate()` plans the study's run in the run engine (its totals and confirmation reasons)
+ * @param {{opened: (summary: any) => void, go: (hash: string) => void, estimate: () => Promise<any>,
+ *   mayReplace: () => Promise<boolean>, formChanged?: () => void}} hooks
+ *   `estimate()` plans the study's run in the run engine (its totals and confirmation reasons);
+ *   `mayReplace()` asks before a study file replaces the open study; `formChanged()` when steps 1–2 change
  */
 export function createStudySetup(call, runCallReady, hooks) {
   // ---- Step 1: what to test --------------------------------------------------------------
@@ -128,7 +130,7 @@ export function createStudySetup(call, runCallReady, hooks) {
   let specs = null;
   let serial = 0;
   let runCall = null;
-  runCallReady().then(
+  const providersReady = runCallReady().then(
     (rc) => {
       runCall = rc;
       return rc("providers");
@@ -236,11 +238,46 @@ export function createStudySetup(call, runCallReady, hooks) {
     }
   }
 
+  /** What steps 1 and 2 hold (never a key, never a file), so a reload puts it back: {values, targets}. */
+  function formState() {
+    const values = {};
+    for (const input of [step1, step2].flatMap((s) => [...s.querySelectorAll("input, select")])) {
+      const i = /** @type {HTMLInputElement} */ (input);
+      if (!i.id || i.type === "password" || i.type === "file") continue;
+      values[i.id] = i.type === "checkbox" ? i.checked : i.value;
+    }
+    return { values, targets: targets.children.length };
+  }
+
+  /** Puts back what `formState` gave (once the providers are known, as the target boxes need them). */
+  async function restoreForm(state) {
+    if (!state?.values) return;
+    const put = () => {
+      for (const [id, value] of Object.entries(state.values)) {
+        const i = /** @type {HTMLInputElement | null} */ (document.getElementById(id));
+        if (!i || !(step1.contains(i) || step2.contains(i))) continue;
+        if (i.type === "checkbox") i.checked = Boolean(value);
+        else i.value = String(value);
+        if (i.tagName === "SELECT") i.dispatchEvent(new Event("change"));
+      }
+    };
+    put(); // step 1 and the simulated models at once; the provider boxes once the providers are known
+    countCalls();
+    await providersReady;
+    while (specs && targets.children.length < state.targets) targets.append(targetBox(runCall, specs, "study", ++serial, targets));
+    put();
+  }
+  for (const s of [step1, step2]) {
+    s.addEventListener("change", () => hooks.formChanged?.());
+    s.addEventListener("input", () => hooks.formChanged?.());
+  }
+
   studyFile.addEventListener("change", async () => {
     const file = studyFile.files[0];
     if (!file) return;
     showIn(stepOneError);
     try {
+      if (!(await hooks.mayReplace())) return;
       hooks.opened(await call("studyOpen", file.name, await file.text()));
       hooks.go("#study/plan-file");
     } catch (err) {
@@ -265,6 +302,8 @@ export function createStudySetup(call, runCallReady, hooks) {
       }
     },
     providerTargets,
+    formState,
+    restoreForm,
     params: () => document_().params,
     renderPlan,
     setStepError: (err) => showIn(step3Error, describe(err)),

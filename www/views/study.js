@@ -6,6 +6,9 @@ import { createStudySetup, describe } from "./study-setup.js";
 import { createStudyRun } from "./study-run.js";
 import { createStudyReport } from "./study-report.js";
 
+const OPEN_KEY = "evenhand-study-open";
+const FORM_KEY = "evenhand-study-form";
+
 const STEPS = [
   ["new", "What to test"],
   ["models", "Which models"],
@@ -31,25 +34,93 @@ export function createStudy(call, engineReady, go) {
     el("p", {}, "Start a ", el("a", { href: "#study/new", text: "new study" }), ", or open the ",
       el("a", { href: "#study/example", text: "example study" }), "."));
 
+  // What a reload must put back (sessionStorage: this tab only, gone with it): the open study
+  // (its text; the example and share links by their address) and what steps 1 and 2 hold.
+  const remember = () => {
+    if (!open || open.shared) return sessionStorage.removeItem(OPEN_KEY);
+    if (open.example) return sessionStorage.setItem(OPEN_KEY, JSON.stringify({ example: true }));
+    const summary = open;
+    call("studyText").then((text) => {
+      if (open === summary) sessionStorage.setItem(OPEN_KEY, JSON.stringify({ ...summary, text }));
+    }, () => {});
+  };
   const opened = (summary) => {
     open = summary;
+    remember();
     return summary;
   };
-  const setup = createStudySetup(call, async () => (await engineReady()).runCall, { opened, go, estimate: () => run.plan() });
+  let restoringForm = false;
+  const formChanged = () => {
+    if (!restoringForm) sessionStorage.setItem(FORM_KEY, JSON.stringify(setup.formState()));
+  };
+
+  // Asked before anything replaces an open study (its uploads and report would be gone).
+  const replaceText = el("p", { id: "study-replace-text" });
+  const replaceDialog = /** @type {HTMLDialogElement} */ (el("dialog", { id: "study-replace", "aria-labelledby": "study-replace-title" },
+    el("h3", { id: "study-replace-title", text: "Replace the open study?" }), replaceText,
+    el("div", { class: "buttons" },
+      el("button", { type: "button", class: "primary", id: "study-replace-yes", text: "Replace it" }),
+      el("button", { type: "button", id: "study-replace-no", text: "Keep the open study" }))));
+  /** True when no study of the user's is open, or when the user agrees to replace it with `what`. */
+  function mayReplace(what = "the study you open") {
+    if (!open || open.example || open.shared) return Promise.resolve(true);
+    replaceText.textContent = `“${open.title || "The open study"}” is open here: opening ${what} closes it, `
+      + "with the records it holds that no run keeps (uploads, simulated answers). A run of it stays stored and is offered again when it is open.";
+    return new Promise((resolve) => {
+      const answer = (yes) => () => {
+        replaceDialog.close();
+        resolve(yes);
+      };
+      replaceDialog.querySelector("#study-replace-yes").addEventListener("click", answer(true), { once: true });
+      replaceDialog.querySelector("#study-replace-no").addEventListener("click", answer(false), { once: true });
+      replaceDialog.addEventListener("cancel", answer(false), { once: true });
+      replaceDialog.showModal();
+    });
+  }
+
+  const setup = createStudySetup(call, async () => (await engineReady()).runCall,
+    { opened, go, estimate: () => run.plan(), mayReplace: () => mayReplace("a study file"), formChanged });
   const report = createStudyReport(call);
   const run = createStudyRun(call, engineReady, {
-    providerTargets: () => (open?.from_form === false ? [] : setup.providerTargets()),
-    params: setup.params,
+    providerTargets: () => (open?.from_form === false ? run.fileTargets() : setup.providerTargets()),
+    // A study file's parameters are its own; a form's are step 2's.
+    params: async () => (open?.from_form === false ? (await call("studyRunSpec")).params : setup.params()),
     opened,
+    study: () => open,
+    mayReplace,
+    go,
     reported: async () => go("#study/report"),
-    // The run's targets, keys and base URLs come from step 2's form; a study file's own
-    // provider targets have none, so such a study is answered by upload (or rebuilt in the form).
-    cannotRun: () => (open?.from_form === false && open.targets.some((t) => !t.startsWith("simulated:"))
-      ? "This study came from a file: its provider models have no keys or addresses here. Upload their responses, "
-        + "or describe the study in steps 1 and 2 to run it."
-      : null),
+    // A study file's provider targets: the page asks for their base URLs and keys in step 4.
+    fileProviders: () => (open?.from_form === false ? open.targets.filter((t) => !t.startsWith("simulated:")) : []),
   });
-  view.append(stepper, banner, ...setup.steps, run.step, report.step, missing);
+  view.append(stepper, banner, ...setup.steps, run.step, report.step, missing, replaceDialog);
+
+  // A reload puts back the open study and the form (the run is in IndexedDB, offered in step 4).
+  let saved = null;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(OPEN_KEY) ?? "null");
+  } catch {
+    sessionStorage.removeItem(OPEN_KEY);
+  }
+  const reopening = saved?.text
+    ? call("studyOpen", "study.json", saved.text).then(
+      (summary) => opened({ ...summary, from_form: saved.from_form }),
+      () => sessionStorage.removeItem(OPEN_KEY))
+    : Promise.resolve();
+  try {
+    const form = JSON.parse(sessionStorage.getItem(FORM_KEY) ?? "null");
+    if (form) {
+      restoringForm = true;
+      setup.restoreForm(form).catch(() => {}).finally(() => {
+        restoringForm = false;
+        formChanged();
+      });
+    }
+  } catch {
+    sessionStorage.removeItem(FORM_KEY);
+  }
+  /** The last address of a study step shown, to go back to when a replacement is declined. */
+  let shownHash = "#home";
   const steps = /** @type {HTMLElement[]} */ ([...view.querySelectorAll(".study-step")]);
 
   function showStep(name, focus = true) {
@@ -66,12 +137,29 @@ export function createStudy(call, engineReady, go) {
   /** Called by the router with the step the address names. */
   async function route(step) {
     showIn(banner);
+    await reopening;
     if (step === "example" || step === "shared") {
+      if (!(await mayReplace(step === "shared" ? "this shared study" : "the example study"))) return go(shownHash);
       showStep("example", false);
       const t0 = performance.now();
       try {
-        opened(await (step === "shared" ? call("studyOpenShare", location.hash.slice(1)) : call("studyExample")));
+        opened(step === "shared"
+          ? { ...(await call("studyOpenShare", location.hash.slice(1))), shared: true }
+          : { ...(await call("studyExample")), example: true });
         const t1 = performance.now();
+        // A link of a study run on providers (or on uploaded files) carries no answers: say what
+        // is missing rather than show an empty report.
+        if (step === "shared" && !open.records) {
+          /** @type {string[]} */
+          const lacks = await call("studyShareLacks");
+          if (lacks.length) {
+            report.clear();
+            report.showError(`This link carries the study “${open.title ?? ""}” but not ${lacks.join(", ")}, so its report `
+              + "cannot be rebuilt here. Ask the sender for the study bundle (“Download the study bundle” on its report) and "
+              + "open it from the home screen.");
+            return;
+          }
+        }
         await report.render();
         // Measured here so the tests can report where the time goes (open and simulate, report).
         report.step.dataset.openMs = String(Math.round(t1 - t0));
@@ -82,6 +170,7 @@ export function createStudy(call, engineReady, go) {
       }
       return;
     }
+    shownHash = location.hash;
     if (step === "report") {
       if (!open) return showStep("none");
       showStep("report", false);
@@ -114,14 +203,44 @@ export function createStudy(call, engineReady, go) {
 
   /** A study opened from a file: its plan as it stands (its targets are the file's). */
   async function showFilePlan() {
+    const box = $("study-plan");
     try {
-      open = { ...open, from_form: false };
+      if (open && open.from_form !== false) opened({ ...open, from_form: false });
+      // The files the study names (a BBQ category file, a question set...) are asked for first;
+      // each is checked against the sha256 the study gives before it is taken.
+      /** @type {{field: string, file: string}[]} */
+      const missingFiles = await call("studyMissing");
+      if (missingFiles.length) {
+        box.replaceChildren(el("p", { id: "study-files-needed", text: `The study “${open?.title ?? ""}” names `
+          + `${missingFiles.length === 1 ? "a file" : `${missingFiles.length} files`} to add before its plan: `
+          + "pick each (it is checked against the SHA-256 the study gives)." }),
+        ...missingFiles.map((m, i) => fileSlot(m, i)));
+        return;
+      }
       const plan = await call("studyPlan");
-      const box = $("study-plan");
       box.replaceChildren(el("p", { text: `The study ${open.title ?? ""} from its file.` }), ...setup.renderPlan(plan));
     } catch (err) {
       setup.setStepError(err);
     }
+  }
+
+  /** One file the study names: a picker, and its error kept beside it until this file is right. */
+  function fileSlot({ field, file }, i) {
+    const input = /** @type {HTMLInputElement} */ (el("input", { type: "file", id: `study-add-file-${i}` }));
+    const problem = el("div", { class: "alert", role: "alert", id: `study-add-file-${i}-error`, hidden: true });
+    input.addEventListener("change", async () => {
+      const picked = input.files[0];
+      if (!picked) return;
+      try {
+        // Added under the name the study gives, whatever the picked file is called: the sha256 decides.
+        await call("studyAddFile", file, new Uint8Array(await picked.arrayBuffer()));
+        showIn(problem);
+        await showFilePlan();
+      } catch (err) {
+        showIn(problem, `${picked.name}: ${describe(err)}`);
+      }
+    });
+    return el("div", { class: "row" }, el("label", { for: input.id, text: `${file} (${field})` }), input, problem);
   }
 
   /** The home screen's "open a study file" (a study or a study bundle). */
@@ -130,6 +249,7 @@ export function createStudy(call, engineReady, go) {
     if (!file) return;
     showIn(errorBox);
     try {
+      if (!(await mayReplace("a study file"))) return;
       // A bundle brings its records: straight to its report. A study starts at its plan.
       const summary = opened(await call("studyOpen", file.name, await file.text()));
       go(summary.records ? "#study/report" : "#study/plan-file");
