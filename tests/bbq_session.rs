@@ -129,6 +129,7 @@ fn bare_ids_that_name_two_examples_are_refused_with_a_reason() {
         variant: String::new(),
         line: 2,
         by_likelihood: false,
+        category: String::new(),
         file: String::new(),
     };
     let m = score::judge(&examples, &[p], "p.csv");
@@ -258,4 +259,34 @@ fn provider_cases_written_one_by_one_are_the_cases_written_at_once() {
     );
     assert!(s.provider_cases_jsonl(Some("no-such-variant")).is_err());
     assert!(Session::default().provider_cases_jsonl(None).is_err());
+}
+
+/// Issue 25: English BBQ predictions (UnifiedQA-style answer texts) joined by id onto German
+/// GG-BBQ examples gave "predictions matched" and Acc_amb 1.0. The join is now checked
+/// against the examples, and refused naming the first misfits.
+#[test]
+fn english_predictions_on_german_data_are_refused_naming_misfits() {
+    let refs = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/ref");
+    let german = format!("{refs}/ggbbq/data/subset-1/bbq_de_amb_test.jsonl");
+    let english = format!("{refs}/bbq/data/Sexual_orientation.jsonl");
+    if !std::path::Path::new(&german).exists() || !std::path::Path::new(&english).exists() {
+        eprintln!("skipped: {german} or {english} is absent");
+        return;
+    }
+    // Each English row's first answer naming a person (not "unknown"), under its example id.
+    let mut csv = String::from("id,prediction\n");
+    for line in std::fs::read_to_string(&english).unwrap().lines().take(400) {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let k = (0..3).find(|k| row["answer_info"][format!("ans{k}")][1] != "unknown").unwrap();
+        let answer = row[format!("ans{k}")].as_str().unwrap().replace('"', "'");
+        csv.push_str(&format!("{},\"{answer}\"\n", row["example_id"]));
+    }
+    let mut s = Session::default();
+    s.add_data("bbq_de_amb_test.jsonl", &std::fs::read(&german).unwrap()).unwrap();
+    let e = s.add_predictions("unifiedqa_en.csv", csv.as_bytes(), None).unwrap_err();
+    let shown = e.to_string();
+    assert!(shown.starts_with("unifiedqa_en.csv: "), "{shown}");
+    assert!(shown.contains("predictions joined by id do not fit their example"), "{shown}");
+    assert!(shown.contains("is none of the example's answers"), "the first misfits are named: {shown}");
+    assert!(s.view().models.is_empty(), "nothing was loaded");
 }

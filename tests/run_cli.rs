@@ -545,3 +545,36 @@ fn an_unwritable_output_path_is_refused_before_the_first_call() {
         assert_eq!(mock.stats()["total"].as_u64(), Some(0), "calls were sent for {out:?}");
     }
 }
+
+#[test]
+fn a_second_run_on_a_held_journal_is_refused_and_a_stale_lock_taken_over() {
+    let Some(mock) = Mock::start(&[]) else { return };
+    let dir = setup("lock", &mock, 20, json!({"models": ["mock-a"]}), json!({}));
+    let (spec, out) = (dir.join("spec.json"), dir.join("r.csv"));
+    let lock = dir.join("r.csv.journal.jsonl.lock");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string());
+    let Ok(host) = host else {
+        eprintln!("skipped: no /proc/sys/kernel/hostname to name this host");
+        return;
+    };
+    // Held: this test's own process, alive, on this host, as a run in progress writes it.
+    let held = json!({"pid": std::process::id(), "host": host, "started": "2026-11-29T04:00:00.000Z"});
+    std::fs::write(&lock, held.to_string()).unwrap();
+    let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_ne!(code, 0);
+    let holder = format!("process {} on {host}, started 2026-11-29T04:00:00.000Z", std::process::id());
+    assert!(stderr.contains(&holder), "{stderr}");
+    assert_eq!(mock.stats()["total"].as_u64(), Some(0), "the second run sent nothing");
+    assert!(lock.exists(), "the holder's lock stays");
+    // Stale: a process of this host that has ended.
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    std::fs::write(&lock, json!({"pid": dead, "host": host, "started": "then"}).to_string()).unwrap();
+    let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(&format!("taking over a stale lock of process {dead}")), "{stderr}");
+    assert_eq!(mock.stats()["total"].as_u64(), Some(20));
+    assert!(!lock.exists(), "the lock goes with the run");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -98,6 +98,12 @@ fn a_bad_study_is_refused_with_file_line_and_field() {
     let (code, _, stderr) = cli::evenhand(&["study", "plan", "--study", path.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("methods.divergence.completions"), "{stderr}");
+    // The issue's case: a language listed twice used to ask every question twice (n doubled).
+    let text = fixture::PARITY.replace("\"languages\": [\"en\", \"hi\"]", "\"languages\": [\"en\", \"en\", \"hi\"]");
+    std::fs::write(&path, text).unwrap();
+    let (code, _, stderr) = cli::evenhand(&["study", "plan", "--study", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("methods.crosslingual.languages[1]: \"en\" is listed twice"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -285,4 +291,212 @@ fn the_example_report_is_deterministic_and_its_methods_text_is_pinned() {
     let text = text.replace(evenhand::VERSION, "VERSION");
     golden("tests/golden/study_methods.txt", &text);
     assert!(a.references.iter().any(|c| c.text.contains("BBQ")));
+}
+
+/// A BBQ-only study of `targets` (English, built-in set).
+fn bbq_study(targets: &[&str]) -> String {
+    let t: Vec<String> = targets.iter().map(|t| format!("{t:?}")).collect();
+    format!(
+        r#"{{"format": "evenhand-study", "version": 1, "title": "t", "targets": [{}],
+            "methods": {{"bbq": {{"dataset": {{"builtin": "evenhand"}}, "languages": ["en"]}}}},
+            "statistics": {{"replicates": 200}}}}"#,
+        t.join(", ")
+    )
+}
+
+/// The BBQ records the simulated `profile` gives, relabelled as `provider` and `model` answered.
+fn bbq_records_as(profile: &str, provider: &str, model: &str) -> (String, usize) {
+    let mut s = study::Session::open("s.json", &bbq_study(&[&format!("simulated:{profile}")])).unwrap();
+    s.simulate().unwrap();
+    for r in &mut s.records {
+        r.provider = provider.into();
+        r.model = model.into();
+    }
+    (evenhand::formats::write(&s.records, evenhand::formats::FileFormat::Jsonl), s.records.len())
+}
+
+fn no_self_comparison(r: &study::report::Report) {
+    let all: Vec<_> = r.sections.iter().flat_map(|x| x.comparisons.iter()).collect();
+    assert!(!all.is_empty(), "the two targets are compared");
+    assert!(all.iter().all(|c| c.model_a != c.model_b), "a target compared with itself");
+}
+
+#[test]
+fn targets_that_share_a_model_name_are_not_merged() {
+    // One model name from two providers: two targets, compared with each other.
+    let mut s = study::Session::open("s.json", &bbq_study(&["openai:gpt-4o", "openai-compatible:gpt-4o"])).unwrap();
+    let mut n = 0;
+    for (provider, profile) in [("openai", "fair"), ("openai-compatible", "skewed")] {
+        let (jsonl, count) = bbq_records_as(profile, provider, "gpt-4o");
+        s.add_records(&format!("{provider}.jsonl"), jsonl.as_bytes(), Some("bbq"), Origin::Uploaded).unwrap();
+        n = count;
+    }
+    let r = s.report("T").unwrap();
+    let rows: Vec<(&str, &str, u64)> =
+        r.models.iter().map(|m| (m.target.as_str(), m.model.as_str(), m.records)).collect();
+    assert_eq!(
+        rows,
+        [
+            ("openai:gpt-4o", "openai:gpt-4o", n as u64),
+            ("openai-compatible:gpt-4o", "openai-compatible:gpt-4o", n as u64)
+        ]
+    );
+    no_self_comparison(&r);
+
+    // A simulated profile beside a provider model of the same record name.
+    let mut s = study::Session::open("s.json", &bbq_study(&["simulated:fair", "openai:sim:fair"])).unwrap();
+    let (jsonl, n) = bbq_records_as("skewed", "openai", "sim:fair");
+    s.add_records("openai.jsonl", jsonl.as_bytes(), Some("bbq"), Origin::Uploaded).unwrap();
+    s.simulate().unwrap();
+    assert_eq!(s.records.len(), 2 * n, "simulating keeps the provider model's records");
+    let r = s.report("T").unwrap();
+    let rows: Vec<(&str, u64)> = r.models.iter().map(|m| (m.model.as_str(), m.records)).collect();
+    assert_eq!(rows, [("simulated:fair", n as u64), ("openai:sim:fair", n as u64)]);
+    no_self_comparison(&r);
+}
+
+#[test]
+fn a_spec_that_asks_other_calls_than_the_study_is_refused_before_any() {
+    let dir = cli::temp("study", "spec");
+    let study_path = dir.join("parity.json");
+    std::fs::write(&study_path, fixture::PARITY).unwrap();
+    let out = dir.join("out");
+    // Port 9 answers nothing: a call, had one been made, would show as failed records.
+    let cases = [
+        (
+            r#"{"targets": [{"provider": "openai", "models": ["gpt-4o-mini"]}], "samples": 2}"#,
+            "field samples: expected 1, found 2",
+        ),
+        (
+            r#"{"targets": [{"provider": "openai", "models": ["gpt-4o-mini", "gpt-4o"]}]}"#,
+            "field targets[0].models[1]: the study does not name openai:gpt-4o;",
+        ),
+        (
+            r#"{"targets": [{"provider": "openai-compatible", "base_url": "http://127.0.0.1:9/v1", "models": ["x"]}]}"#,
+            "the study does not name openai-compatible:x;",
+        ),
+    ];
+    for (spec, expected) in cases {
+        let spec_path = dir.join("spec.json");
+        std::fs::write(&spec_path, spec).unwrap();
+        let (code, _, stderr) = cli::evenhand(&[
+            "study",
+            "run",
+            "--study",
+            study_path.to_str().unwrap(),
+            "--spec",
+            spec_path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--yes",
+        ]);
+        assert_ne!(code, 0, "{stderr}");
+        assert!(stderr.contains(expected), "{expected:?} in {stderr}");
+        assert!(!out.join("records.jsonl").exists() && !out.join("cases.jsonl").exists(), "nothing was started");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_share_link_asking_for_too_much_work_is_refused_at_once() {
+    use base64::Engine;
+    // The issue's link: samples 100, completions 1,000, replicates 100,000 (52 s and 7.75 GB before).
+    let text = study::example::TEXT
+        .replace("\"completions\": 20", "\"completions\": 1000")
+        .replace("\"samples\": 1,", "\"samples\": 100,")
+        .replace("\"replicates\": 1000", "\"replicates\": 100000");
+    let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
+    let link = format!("#s1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed));
+    let started = std::time::Instant::now();
+    let e = study::bundle::open_share(&link).expect_err("refused");
+    assert!(started.elapsed().as_secs_f64() < 5.0, "refused before any work: {:?}", started.elapsed());
+    assert!(matches!(e, study::StudyError::TooLarge { .. }), "{e:?}");
+    let shown = e.to_string();
+    assert!(shown.contains("samples (100) x methods.divergence.completions (1000) x targets (2)"), "{shown}");
+    // The same study from the CLI.
+    let dir = cli::temp("study", "budget");
+    let path = dir.join("big.json");
+    std::fs::write(&path, &text).unwrap();
+    let (code, _, stderr) = cli::evenhand(&["study", "plan", "--study", path.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("above the limit of"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The methods text's record counts, summed ("N record(s) uploaded from ...").
+fn provenance_total(r: &study::report::Report) -> usize {
+    let p = r.methods_text.iter().find(|p| p.starts_with("Records: ")).expect("a provenance paragraph");
+    p.split("; ").map(|c| c.trim_start_matches("Records: ").split(' ').next().unwrap().parse::<usize>().unwrap()).sum()
+}
+
+#[test]
+fn two_record_files_of_one_name_are_two_sources_and_the_counts_add_up() {
+    let mut s = study::Session::open("s.json", &bbq_study(&["openai:gpt-4o", "anthropic:claude"])).unwrap();
+    let (a, n) = bbq_records_as("fair", "openai", "gpt-4o");
+    let (b, _) = bbq_records_as("skewed", "anthropic", "claude");
+    s.add_records("records.jsonl", a.as_bytes(), Some("bbq"), Origin::Uploaded).unwrap();
+    s.add_records("records.jsonl", b.as_bytes(), Some("bbq"), Origin::Uploaded).unwrap();
+    assert_eq!(s.sources.len(), 2, "{:?}", s.sources);
+    let r = s.report("T").unwrap();
+    let analysed: u64 = r.models.iter().map(|m| m.records).sum();
+    assert_eq!(analysed, 2 * n as u64);
+    assert_eq!(provenance_total(&r), 2 * n);
+    // A later file for the same target replaces the earlier one's records, and its count.
+    let (a2, _) = bbq_records_as("skewed", "openai", "gpt-4o");
+    s.add_records("again.jsonl", a2.as_bytes(), Some("bbq"), Origin::Uploaded).unwrap();
+    let r = s.report("T").unwrap();
+    assert_eq!(provenance_total(&r), 2 * n, "{:?}", r.methods_text);
+
+    // From the CLI: a/records.jsonl and b/records.jsonl are named by their paths.
+    let dir = cli::temp("study", "same-name");
+    std::fs::write(dir.join("s.json"), bbq_study(&["openai:gpt-4o", "anthropic:claude"])).unwrap();
+    for (sub, text) in [("a", &a), ("b", &b)] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::write(dir.join(sub).join("records.jsonl"), text).unwrap();
+    }
+    let arg = |p: std::path::PathBuf| p.to_str().unwrap().to_string();
+    let (code, _, stderr) = cli::evenhand(&[
+        "study",
+        "report",
+        "--study",
+        &arg(dir.join("s.json")),
+        "--records",
+        &format!("bbq={}", arg(dir.join("a/records.jsonl"))),
+        "--records",
+        &format!("bbq={}", arg(dir.join("b/records.jsonl"))),
+        "--out",
+        &arg(dir.join("out")),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report = std::fs::read_to_string(dir.join("out/report.json")).unwrap();
+    assert!(report.contains("a/records.jsonl") && report.contains("b/records.jsonl"), "both files are named");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn repeated_record_ids_are_reported_at_load_and_reconciled_in_the_report() {
+    let mut s = study::Session::open("s.json", &bbq_study(&["openai:gpt-4o"])).unwrap();
+    let (a, n) = bbq_records_as("fair", "openai", "gpt-4o");
+    let twice = format!("{a}{a}");
+    let summary = s.add_records("big.jsonl", twice.as_bytes(), Some("bbq"), Origin::Uploaded).unwrap();
+    let said: Vec<String> = summary.problems.iter().map(|p| p.to_string()).collect();
+    let first_id = s.records[0].record_id.clone();
+    assert!(
+        said.iter().any(|p| p.contains(&format!(
+            "{n} record(s) repeat a record id already loaded and were left out (first: {first_id}"
+        ))),
+        "{said:?}"
+    );
+    assert_eq!(summary.records, n);
+    let r = s.report("T").unwrap();
+    assert_eq!(r.models[0].records, n as u64);
+    assert_eq!(provenance_total(&r), n);
+    assert!(
+        r.methods_text
+            .iter()
+            .any(|p| p
+                .contains(&format!("A further {n} record(s) repeated a record id already loaded and were left out ("))),
+        "{:?}",
+        r.methods_text
+    );
 }

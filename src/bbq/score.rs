@@ -23,6 +23,10 @@ pub struct Prediction {
     /// The file it came from, so a problem names that file and not a made-up one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub file: String,
+    /// The category of the row the prediction was made on, where the file carries one: it
+    /// must agree with the example the prediction joins.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub category: String,
 }
 
 /// The index of the largest of a JSON array of numbers (per-option log-likelihoods).
@@ -69,6 +73,7 @@ pub fn scan_predictions(
                 id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
                 answer: best.map_or_else(|| r.response.clone(), |b| b.to_string()),
                 by_likelihood: best.is_some(),
+                category: String::new(),
                 model: if r.model.is_empty() { default_model.to_string() } else { r.model.clone() },
                 variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
                 line: i as u64 + 2,
@@ -105,6 +110,7 @@ pub fn scan_predictions(
                         id: id.clone(),
                         answer: answer.to_string(),
                         by_likelihood: false,
+                        category: String::new(),
                         model: column.clone(),
                         variant: String::new(),
                         line,
@@ -119,6 +125,7 @@ pub fn scan_predictions(
                 id,
                 answer,
                 by_likelihood: best.is_some(),
+                category: String::new(),
                 model: find(&row, &["model"]).unwrap_or_else(|| default_model.to_string()),
                 variant: find(&row, &["variant", "prompt_variant"]).unwrap_or_default(),
                 line,
@@ -173,6 +180,8 @@ pub fn inline_predictions(examples: &[Example], rows: &super::import::Dataset, m
     let content = |e: &Example| format!("{}\u{1f}{}\u{1f}{}", e.context, e.question, e.choices.join("\u{1f}"));
     let by_content: HashMap<String, &str> = examples.iter().map(|e| (content(e), e.id.as_str())).collect();
     let row_content: HashMap<&str, String> = rows.examples.iter().map(|e| (e.id.as_str(), content(e))).collect();
+    let row_category: HashMap<&str, &str> =
+        rows.examples.iter().map(|e| (e.id.as_str(), e.category.as_str())).collect();
     rows.inline_predictions
         .iter()
         .map(|p| Prediction {
@@ -185,6 +194,7 @@ pub fn inline_predictions(examples: &[Example], rows: &super::import::Dataset, m
             variant: String::new(),
             line: p.line,
             by_likelihood: false,
+            category: row_category.get(p.id.as_str()).map(|c| c.to_string()).unwrap_or_default(),
             file: rows.file.clone(),
         })
         .collect()
@@ -235,9 +245,42 @@ pub struct Matched {
     pub unmatched: Vec<Problem>,
     /// Examples with no prediction (per model).
     pub missing: usize,
+    /// Predictions joined by id that do not fit their example: a label index it does not have,
+    /// an answer text that is none of its answers, or another category. Their count, and the
+    /// first few with the reason (see [`Matched::refuse_misfits`]).
+    #[serde(default)]
+    pub misfits: usize,
+    #[serde(default)]
+    pub first_misfits: Vec<Problem>,
+}
+
+/// How many misfits [`Matched`] keeps to name.
+const MISFITS_NAMED: usize = 3;
+
+/// A join where most answers do not fit their examples is refused: the predictions were made
+/// on other data (English BBQ predictions joined by id onto German GG-BBQ examples).
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
+#[error(
+    "{file}: {misfits} of {joined} predictions joined by id do not fit their example, so they were made on other data; nothing was loaded. First: {}",
+    first.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ")
+)]
+pub struct Misfit {
+    pub file: String,
+    pub misfits: usize,
+    pub joined: usize,
+    pub first: Vec<Problem>,
 }
 
 impl Matched {
+    /// Refuses a join where more than half of the predictions joined do not fit.
+    pub fn refuse_misfits(&self, file: &str) -> Result<(), Misfit> {
+        let joined = self.judged.len();
+        if joined > 0 && self.misfits * 2 > joined {
+            return Err(Misfit { file: file.into(), misfits: self.misfits, joined, first: self.first_misfits.clone() });
+        }
+        Ok(())
+    }
+
     /// Drops the answers of `models` and takes `new`'s in their place; `missing` is recounted.
     pub fn replace_models(&mut self, models: &std::collections::HashSet<String>, new: Matched, examples: usize) {
         self.judged.retain(|j| !models.contains(&j.model));
@@ -245,11 +288,33 @@ impl Matched {
         self.judged.extend(new.judged);
         self.rows.extend(new.rows);
         self.unmatched.extend(new.unmatched);
+        self.misfits += new.misfits;
+        self.first_misfits.extend(new.first_misfits);
+        self.first_misfits.truncate(MISFITS_NAMED);
         let mut per_model: HashMap<&str, usize> = HashMap::new();
         for j in &self.judged {
             *per_model.entry(j.model.as_str()).or_default() += 1;
         }
         self.missing = per_model.values().map(|n| examples.saturating_sub(*n)).sum();
+    }
+}
+
+/// Why a prediction joined to `ex` by id does not fit it, if it does not: a label index the
+/// example does not have, an answer text that is none of its answers (nor an "unknown"
+/// phrase), or a category that differs where both carry one.
+fn misfit(ex: &Example, p: &Prediction, parsed: Parsed) -> Option<String> {
+    let answer = p.answer.trim();
+    if !p.category.is_empty() && !ex.category.is_empty() && !p.category.eq_ignore_ascii_case(&ex.category) {
+        return Some(format!("made on category {:?}, joined to an example of {:?}", p.category, ex.category));
+    }
+    match (answer.parse::<usize>(), parsed) {
+        (Ok(i), _) if i >= ex.choices.len() => {
+            Some(format!("label index {i} does not exist (the example has {} answers)", ex.choices.len()))
+        }
+        (Err(_), Parsed::OutOfChoice) if !answer.is_empty() => {
+            Some(format!("answer {answer:?} is none of the example's answers ({})", ex.choices.join(" / ")))
+        }
+        _ => None,
     }
 }
 
@@ -336,6 +401,13 @@ impl<'e> Judge<'e> {
         self.answered[model] += 1;
         let ex = &self.examples[i];
         let (parsed, read_as) = read_answer(ex, p);
+        if let Some(why) = misfit(ex, p, parsed) {
+            self.m.misfits += 1;
+            if self.m.first_misfits.len() < MISFITS_NAMED {
+                let problem = Problem::new(&from(), format!("prediction {:?}: {why}", p.id)).at_line(p.line);
+                self.m.first_misfits.push(problem);
+            }
+        }
         self.m.judged.push(Judged {
             example: i,
             prediction: match parsed {

@@ -58,6 +58,8 @@ pub enum SessionError {
     Selection(#[from] super::select::SelectionError),
     #[error("the selection keeps none of the {0} examples loaded; they are all kept")]
     NothingSelected(usize),
+    #[error("{0}")]
+    Misfit(#[from] score::Misfit),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -204,6 +206,7 @@ impl Session {
         if matched.judged.is_empty() {
             return Err(SessionError::NoPredictions { file: name.into(), unmatched: matched.unmatched, problems });
         }
+        matched.refuse_misfits(name)?;
         let n = matched.judged.len();
         let unmatched = matched.unmatched.clone();
         self.replace_models(preds, matched);
@@ -263,6 +266,7 @@ impl Session {
                 variant: v.id.clone(),
                 line: 0,
                 by_likelihood: false,
+                category: String::new(),
                 file: String::new(),
             });
         }

@@ -68,6 +68,13 @@ pub fn run(a: Args) -> Outcome {
     for p in &matched.unmatched {
         note(p);
     }
+    // Joined by id is not enough: answers that do not fit their examples were made on other data.
+    let given = if a.predictions.is_empty() {
+        "the data's predictions".to_string()
+    } else {
+        a.predictions.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    };
+    matched.refuse_misfits(&given)?;
     if matched.judged.is_empty() {
         return Err(Failure::new(nothing_judged(&a, examples.len(), count)));
     }

@@ -16,6 +16,7 @@ mod crosslingual;
 mod datasets;
 mod divergence;
 mod import;
+mod lock;
 mod records;
 mod reference;
 mod requirements;

@@ -31,7 +31,8 @@ pub struct Args {
     /// The run spec (JSON): targets, models, samples, parameters, retry policy.
     #[arg(long)]
     pub scenario: PathBuf,
-    /// The record table to write at the end (.csv, .jsonl or .json); the journal goes beside it.
+    /// The record table to write at the end (.csv, .jsonl or .json); the journal goes beside it,
+    /// locked while the run writes it (a second run on it is refused, naming the holder).
     #[arg(long)]
     pub out: PathBuf,
     /// The cases file (default: the spec's "cases", relative to the spec file).
@@ -298,6 +299,8 @@ pub fn run(a: Args) -> Outcome {
     let out_name = a.out.display().to_string();
     let format = FileFormat::detect(&out_name, "");
     let journal_file = journal_path(&a.out);
+    // Held until the run ends: a second run on this journal would send every call again.
+    let _lock = super::lock::acquire(&journal_file)?;
     let jname = journal_file.display().to_string();
     let mut engine = Engine::new(plan, &keys);
     let mut restored = 0;

@@ -61,7 +61,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// A run spec to use instead of the study's skeleton (base URLs, limits, retry policy);
-    /// its samples must be 1, since the study's cases carry their samples.
+    /// it must name exactly the study's provider targets, and its samples must be 1, since the
+    /// study's cases carry their samples (checked before the first call).
     #[arg(long)]
     pub spec: Option<PathBuf>,
     /// Start even when the estimate asks for confirmation.
@@ -118,7 +119,9 @@ fn write_report(s: &Session, out: &Path, generated_at: &str) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-fn add_records(s: &mut Session, spec: &str) -> Result<(), Failure> {
+/// `same_name`: another record file given has this file's base name, so the path as given
+/// names it (two files, two entries in the methods text).
+fn add_records(s: &mut Session, spec: &str, same_name: bool) -> Result<(), Failure> {
     let (method, path) = match spec.split_once('=') {
         Some((m, p)) if study::format::METHODS.contains(&m) => (Some(m), p),
         _ => (None, spec),
@@ -126,7 +129,10 @@ fn add_records(s: &mut Session, spec: &str) -> Result<(), Failure> {
     let path = Path::new(path);
     // The file's name alone, as the page knows it: the report quotes it, and must not differ
     // between the two by where the file happened to lie.
-    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = match path.file_name() {
+        Some(n) if !same_name => n.to_string_lossy().into_owned(),
+        _ => path.display().to_string(),
+    };
     let summary = s.add_records(&name, &read(path)?, method, study::session::Origin::Uploaded)?;
     for p in &summary.problems {
         note(format_args!("warning: {p}"));
@@ -172,13 +178,26 @@ pub fn run(a: Args) -> Outcome {
             if s.study.targets.iter().any(|t| t.is_simulated()) {
                 s.simulate()?;
             }
+            let base = |spec: &str| {
+                let path =
+                    spec.split_once('=').filter(|(m, _)| study::format::METHODS.contains(m)).map_or(spec, |x| x.1);
+                Path::new(path).file_name().map(|n| n.to_os_string())
+            };
             for spec in &r.records {
-                add_records(&mut s, spec)?;
+                let same_name = r.records.iter().filter(|o| base(o) == base(spec)).count() > 1;
+                add_records(&mut s, spec, same_name)?;
             }
             write_report(&s, &r.out, &r.generated_at.unwrap_or_else(now))
         }
         Command::Run(r) => {
             let mut s = open(&r.common.study)?;
+            if let Some(p) = &r.spec {
+                // Checked before anything is written or sent (study::spec_check).
+                let name = p.display().to_string();
+                let spec = evenhand::run::RunSpec::from_json(&read_text(p)?)
+                    .map_err(|e| Failure::new(format!("{name}: {e}")))?;
+                study::spec_check::check(&s.study, &name, &spec)?;
+            }
             create_dir(&r.out)?;
             if s.study.targets.iter().any(|t| t.is_simulated()) {
                 s.simulate()?;

@@ -122,7 +122,14 @@ pub fn open(file: &str, text: &str) -> Result<Session, StudyError> {
         .manifest
         .sources
         .iter()
-        .map(|x| RecordSource { name: x.name.clone(), origin: x.origin, records: x.records, sha256: x.sha256.clone() })
+        .map(|x| RecordSource {
+            name: x.name.clone(),
+            origin: x.origin,
+            records: x.records,
+            sha256: x.sha256.clone(),
+            repeated: 0,
+            held: Default::default(),
+        })
         .collect();
     Ok(s)
 }

@@ -357,9 +357,8 @@ fn check(file: &str, s: &Study) -> Result<(), Problem> {
     if s.targets.is_empty() {
         return bad("targets", "expected at least one target".into());
     }
-    let mut seen = std::collections::BTreeSet::new();
-    if let Some(t) = s.targets.iter().find(|t| !seen.insert(t.to_string())) {
-        return bad("targets", format!("{t} is listed twice"));
+    if let Some((field, message)) = first_duplicate(s) {
+        return bad(&field, message);
     }
     if s.methods.used().is_empty() {
         return bad("methods", "expected at least one of requirements, bbq, crosslingual, divergence".into());
@@ -402,6 +401,38 @@ fn check(file: &str, s: &Study) -> Result<(), Problem> {
         return bad("methods.divergence.completions", format!("expected 1 to 1000, found {}", d.completions));
     }
     Ok(())
+}
+
+/// The first value listed twice in any list of the study, as (field of the second, message):
+/// a repeated language or mode would ask every item twice and double each figure's n, and a
+/// repeated target would compare a model with itself.
+fn first_duplicate(s: &Study) -> Option<(String, String)> {
+    fn twice<T: ToString>(field: &str, items: &[T]) -> Option<(String, String)> {
+        let mut seen = std::collections::BTreeSet::new();
+        items.iter().map(|t| t.to_string()).enumerate().find_map(|(i, t)| {
+            (!seen.insert(t.trim().to_string())).then(|| (format!("{field}[{i}]"), format!("{t:?} is listed twice")))
+        })
+    }
+    let m = &s.methods;
+    let conditions = |b: &Bbq| b.conditions.iter().map(|c| format!("{c:?}").to_lowercase()).collect::<Vec<_>>();
+    twice("targets", &s.targets)
+        .or_else(|| m.bbq.as_ref().and_then(|b| twice("methods.bbq.categories", &b.categories)))
+        .or_else(|| m.bbq.as_ref().and_then(|b| twice("methods.bbq.languages", &b.languages)))
+        .or_else(|| m.bbq.as_ref().and_then(|b| twice("methods.bbq.conditions", &conditions(b))))
+        .or_else(|| m.crosslingual.as_ref().and_then(|x| twice("methods.crosslingual.languages", &x.languages)))
+        .or_else(|| m.crosslingual.as_ref().and_then(|x| twice("methods.crosslingual.modes", &x.modes)))
+        .or_else(|| {
+            let d = m.divergence.as_ref()?;
+            let files: Vec<&str> = d.references.iter().map(|r| r.file.as_str()).collect();
+            let pairs: Vec<String> = d.references.iter().map(|r| format!("{} / {}", r.culture, r.aspect)).collect();
+            twice("methods.divergence.references", &files).map(|(f, msg)| (format!("{f}.file"), msg)).or_else(|| {
+                twice("methods.divergence.references", &pairs).map(|(f, _)| {
+                    let i = f.trim_start_matches("methods.divergence.references[").trim_end_matches(']');
+                    let r = &d.references[i.parse::<usize>().unwrap_or(0)];
+                    (f, format!("culture {:?} and aspect {:?} have a reference already", r.culture, r.aspect))
+                })
+            })
+        })
 }
 
 #[cfg(test)]
@@ -462,6 +493,41 @@ mod tests {
             parse("s.json", &MINIMAL.replace("\"title\": \"t\"", "\"title\": \"t\", \"statistics\": {\"alpha\": 5}"))
                 .unwrap_err();
         assert_eq!(p.field.as_deref(), Some("statistics.alpha"));
+    }
+
+    #[test]
+    fn a_value_listed_twice_is_refused_at_its_field() {
+        let xl = "\"bbq\": {\"dataset\": {\"builtin\": \"evenhand\"}},
+  \"crosslingual\": {\"questions\": {\"builtin\": \"evenhand\"}, \"languages\": [\"en\", \"en\", \"es\"]}";
+        let text = MINIMAL.replace("\"bbq\": {\"dataset\": {\"builtin\": \"evenhand\"}}", xl);
+        let p = parse("s.json", &text).unwrap_err();
+        assert_eq!(p.field.as_deref(), Some("methods.crosslingual.languages[1]"), "{p:?}");
+        assert_eq!(p.to_string(), "s.json: field methods.crosslingual.languages[1]: \"en\" is listed twice");
+        let cases = [
+            (
+                "\"targets\": [\"simulated:fair\", \"openai:gpt-4o-mini\"",
+                "\"targets\": [\"simulated:fair\", \"simulated:fair\"",
+                "targets[1]",
+            ),
+            (
+                "\"evenhand\"}}",
+                "\"evenhand\"}, \"categories\": [\"Age\", \"Race\", \"Age\"]}",
+                "methods.bbq.categories[2]",
+            ),
+            ("\"evenhand\"}}", "\"evenhand\"}, \"languages\": [\"de\", \" de\"]}", "methods.bbq.languages[1]"),
+            (
+                "\"evenhand\"}}",
+                "\"evenhand\"}, \"conditions\": [\"ambiguous\", \"ambiguous\"]}",
+                "methods.bbq.conditions[1]",
+            ),
+        ];
+        for (from, to, field) in cases {
+            let p = parse("s.json", &MINIMAL.replace(from, to)).unwrap_err();
+            assert_eq!(p.field.as_deref(), Some(field), "{p:?}");
+            assert!(p.message.ends_with("is listed twice"), "{}", p.message);
+        }
+        let modes = text.replace("\"en\", \"en\", \"es\"]", "\"en\"], \"modes\": [\"answer\", \"answer\"]");
+        assert_eq!(parse("s.json", &modes).unwrap_err().field.as_deref(), Some("methods.crosslingual.modes[1]"));
     }
 
     #[test]

@@ -177,9 +177,14 @@ pub fn study(rebuilt: &Rebuilt, statistics: &Statistics) -> Session {
         let file = r.extra.get("log_file").cloned().unwrap_or_default();
         match sources.iter_mut().find(|s| s.name == file) {
             Some(s) => s.records += 1,
-            None => {
-                sources.push(RecordSource { name: file, origin: Origin::Uploaded, records: 1, sha256: String::new() })
-            }
+            None => sources.push(RecordSource {
+                name: file,
+                origin: Origin::Uploaded,
+                records: 1,
+                sha256: String::new(),
+                repeated: 0,
+                held: Default::default(),
+            }),
         }
     }
     Session::from_parts("harness logs", study, inputs, rebuilt.records.clone(), sources)
@@ -274,6 +279,7 @@ fn bbq_part(
                 variant: String::new(),
                 line: i as u64 + 1,
                 by_likelihood: false,
+                category: String::new(),
                 file: r.extra.get("log_file").cloned().unwrap_or_default(),
             })
             .collect();

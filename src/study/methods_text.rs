@@ -148,7 +148,19 @@ fn provenance(s: &Session) -> Option<String> {
             Origin::Simulated => format!("{} record(s) answered by {}", x.records, x.name),
         })
         .collect();
-    (!clauses.is_empty()).then(|| format!("Records: {}.", clauses.join("; ")))
+    // What was left out at load, so that the counts above add up to the models' record counts.
+    let repeated: usize = s.sources.iter().map(|x| x.repeated).sum();
+    let left_out = if repeated > 0 {
+        let per: Vec<String> =
+            s.sources.iter().filter(|x| x.repeated > 0).map(|x| format!("{} from {}", x.repeated, x.name)).collect();
+        format!(
+            " A further {repeated} record(s) repeated a record id already loaded and were left out ({}). The figures' n count items (cases and samples), not records.",
+            per.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    (!clauses.is_empty()).then(|| format!("Records: {}.{left_out}", clauses.join("; ")))
 }
 
 /// The methods section, one paragraph per topic.

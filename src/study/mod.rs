@@ -11,10 +11,14 @@
 //!   shared statistics in [`compare`], the refusal detectors' counts in [`detectors`] and the
 //!   forest chart in [`chart`];
 //! - [`report`]: the report as data (`report.json`), with [`methods_text`]'s prose;
+//! - [`budget`]: the work a study asks for, bounded before it starts;
 //! - [`html`]: the self-contained HTML report; [`bundle`]: the study bundle and share link;
-//! - [`session`]: one open study (the page's and the CLI's);
+//! - [`session`]: one open study (the page's and the CLI's); [`targets`]: which target a
+//!   record belongs to, and each target's name in the report (unique); [`spec_check`]: a
+//!   run spec given for a study checked against it before the first call;
 //! - [`example`]: the finished example study the home screen opens.
 
+pub mod budget;
 pub mod bundle;
 pub mod cases;
 pub mod chart;
@@ -31,6 +35,8 @@ pub mod profiles;
 pub mod report;
 pub mod sections;
 pub mod session;
+pub mod spec_check;
+pub mod targets;
 
 pub use format::Study;
 pub use session::Session;
@@ -56,4 +62,10 @@ pub enum StudyError {
     Records { file: String, message: String },
     #[error("{0}")]
     Bundle(String),
+    /// A study whose work is above [`budget`]'s limits.
+    #[error("{field}: {message}")]
+    TooLarge { field: String, message: String },
+    /// A run spec given for the study that asks other calls than the study's.
+    #[error("{file}: field {field}: {message}")]
+    Spec { file: String, field: String, message: String },
 }

@@ -64,16 +64,21 @@ pub struct Report {
     pub references: Vec<super::methods_text::Citation>,
 }
 
-/// The models in report order: the study's targets, then any other model in the records.
+/// The models in report order: the study's targets under their report names (unique, see
+/// [`super::targets`]), then any other model in the records.
 pub fn model_order(s: &Session) -> Vec<(String, String, bool)> {
+    let names = super::targets::names(&s.study);
     let mut out: Vec<(String, String, bool)> =
-        s.study.targets.iter().map(|t| (t.to_string(), t.record_model(), t.is_simulated())).collect();
-    let mut others: Vec<String> = s.records.iter().map(|r| r.model.clone()).collect();
+        names.iter().map(|(t, n)| (t.to_string(), n.clone(), t.is_simulated())).collect();
+    let mut others: Vec<(String, bool)> = s
+        .records
+        .iter()
+        .map(|r| (super::targets::name_of(&names, &r.provider, &r.model), r.provider == crate::simulate::PROVIDER))
+        .collect();
     others.sort();
-    others.dedup();
-    for m in others {
+    others.dedup_by(|a, b| a.0 == b.0);
+    for (m, simulated) in others {
         if !out.iter().any(|(_, model, _)| model == &m) {
-            let simulated = s.records.iter().any(|r| r.model == m && r.provider == crate::simulate::PROVIDER);
             out.push((m.clone(), m, simulated));
         }
     }
@@ -131,11 +136,12 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             *c = it.next().cloned().unwrap_or_else(|| c.clone());
         }
     }
+    let named: Vec<(String, &crate::record::Record)> = s.records.iter().map(|r| (s.name_of(r), r)).collect();
     let models = order
         .iter()
-        .filter(|(_, m, _)| s.records.iter().any(|r| &r.model == m))
+        .filter(|(_, m, _)| named.iter().any(|(n, _)| n == m))
         .map(|(target, model, simulated)| {
-            let of = s.records.iter().filter(|r| &r.model == model);
+            let of = named.iter().filter(|(n, _)| n == model).map(|(_, r)| *r);
             let count = |st: crate::record::Status| of.clone().filter(|r| r.status == st).count() as u64;
             ModelRow {
                 target: target.clone(),

@@ -194,6 +194,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
                 variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
                 line: i as u64 + 1,
                 by_likelihood: false,
+                category: String::new(),
                 file: String::new(),
             })
             .collect();

@@ -50,6 +50,17 @@ pub struct RecordSource {
     pub origin: Origin,
     pub records: usize,
     pub sha256: String,
+    /// Records of the file left out at load because their record id was already loaded.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated: usize,
+    /// The records still held per (method, provider, model): a later file that replaces a
+    /// target's records takes them off this count, so the counts add up to what is analysed.
+    #[serde(skip)]
+    pub held: BTreeMap<(String, String, String), usize>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What adding records did.
@@ -87,7 +98,9 @@ impl Session {
             sources: vec![],
         };
         if s.missing().is_empty() {
-            s.inputs = Some(inputs::resolve(&s.study, &s.uploads)?);
+            let i = inputs::resolve(&s.study, &s.uploads)?;
+            super::budget::check(&s.study, &cases::base_cases(&s.study, &i)?)?;
+            s.inputs = Some(i);
         }
         Ok(s)
     }
@@ -125,7 +138,11 @@ impl Session {
         self.uploads.insert(name.into(), bytes.to_vec());
         let missing = self.missing();
         if missing.is_empty() {
-            match inputs::resolve(&self.study, &self.uploads) {
+            let checked = inputs::resolve(&self.study, &self.uploads).and_then(|i| {
+                super::budget::check(&self.study, &cases::base_cases(&self.study, &i)?)?;
+                Ok(i)
+            });
+            match checked {
                 Ok(i) => self.inputs = Some(i),
                 Err(e) => {
                     self.uploads.remove(name);
@@ -185,8 +202,9 @@ impl Session {
                 .map_err(|message| StudyError::Input { field: "targets".into(), message })?;
             added.extend(cases::simulate(&self.study, &inputs, &profile)?);
         }
-        let models: BTreeSet<String> = added.iter().map(|r| r.model.clone()).collect();
-        self.records.retain(|r| !models.contains(&r.model));
+        // Only the simulated records go: a provider model named like a profile is another target.
+        let models: BTreeSet<(String, String)> = added.iter().map(|r| (r.provider.clone(), r.model.clone())).collect();
+        self.records.retain(|r| !models.contains(&(r.provider.clone(), r.model.clone())));
         self.sources.retain(|s| s.origin != Origin::Simulated);
         let n = added.len();
         self.sources.push(RecordSource {
@@ -194,6 +212,8 @@ impl Session {
             origin: Origin::Simulated,
             records: n,
             sha256: String::new(),
+            repeated: 0,
+            held: BTreeMap::new(),
         });
         self.records.extend(added);
         Ok(n)
@@ -224,7 +244,7 @@ impl Session {
         let loaded = crate::formats::load(name, bytes, None)
             .map_err(|e| StudyError::Records { file: name.into(), message: e.to_string() })?;
         let mut problems = loaded.errors;
-        let mut taken = vec![];
+        let mut taken: Vec<Record> = vec![];
         let mut other: BTreeMap<String, usize> = BTreeMap::new();
         for r in loaded.records {
             let mut r = cases::normalise(r);
@@ -255,23 +275,85 @@ impl Session {
                 ),
             });
         }
-        let pairs: BTreeSet<(String, String)> = taken.iter().map(|r| (r.method.clone(), r.model.clone())).collect();
-        self.records.retain(|r| !pairs.contains(&(r.method.clone(), r.model.clone())));
+        // Replaced per method and target (provider and model), never per model name alone.
+        let key = |r: &Record| (r.method.clone(), r.provider.clone(), r.model.clone());
+        let pairs: BTreeSet<(String, String, String)> = taken.iter().map(key).collect();
+        self.records.retain(|r| !pairs.contains(&key(r)));
+        // What the earlier files gave for these targets is replaced: off their counts too.
+        for src in &mut self.sources {
+            for p in &pairs {
+                if let Some(k) = src.held.remove(p) {
+                    src.records = src.records.saturating_sub(k);
+                }
+            }
+        }
+        self.sources.retain(|src| src.records > 0 || src.origin == Origin::Simulated);
+        // A record id already loaded for the same target (in this file or one held) is the same
+        // answer again: left out here and said, or a model's record count would not be what its
+        // figures used. Per target, since a derived id does not name the provider.
+        let id_key = |r: &Record| (r.provider.clone(), r.model.clone(), r.record_id.clone());
+        let mut ids: std::collections::HashSet<(String, String, String)> = self.records.iter().map(id_key).collect();
+        let mut repeated: Vec<String> = vec![];
+        taken.retain(|r| {
+            let fresh = r.record_id.is_empty() || ids.insert(id_key(r));
+            if !fresh {
+                repeated.push(r.record_id.clone());
+            }
+            fresh
+        });
+        if !repeated.is_empty() {
+            let first: Vec<&str> = repeated.iter().take(3).map(String::as_str).collect();
+            problems.push(
+                Problem::new(
+                    name,
+                    format!(
+                        "{} record(s) repeat a record id already loaded and were left out (first: {}{})",
+                        repeated.len(),
+                        first.join(", "),
+                        if repeated.len() > first.len() { ", ..." } else { "" }
+                    ),
+                )
+                .in_field("record_id"),
+            );
+        }
         let mut by_method: BTreeMap<String, usize> = BTreeMap::new();
+        let mut held: BTreeMap<(String, String, String), usize> = BTreeMap::new();
         for r in &taken {
             *by_method.entry(r.method.clone()).or_default() += 1;
+            *held.entry(key(r)).or_default() += 1;
         }
-        let models: Vec<String> = pairs.iter().map(|(_, m)| m.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+        let models: Vec<String> =
+            pairs.iter().map(|(_, _, m)| m.clone()).collect::<BTreeSet<_>>().into_iter().collect();
         let n = taken.len();
-        self.sources.retain(|s| s.name != name);
-        self.sources.push(RecordSource { name: name.into(), origin, records: n, sha256: format::sha256(bytes) });
+        // One entry per file (name and SHA-256): two files of one name are two sources.
+        let sha256 = format::sha256(bytes);
+        self.sources.retain(|s| !(s.name == name && s.sha256 == sha256));
+        self.sources.push(RecordSource {
+            name: name.into(),
+            origin,
+            records: n,
+            sha256,
+            repeated: repeated.len(),
+            held,
+        });
         self.records.extend(taken);
         Ok(AddSummary { file: name.into(), records: n, by_method, models, problems })
     }
 
-    /// The records of one method.
+    /// The records of one method, each `model` set to its target's report name
+    /// ([`super::targets`]), so that the sections group by target and never by model name alone.
     pub fn records_of(&self, method: &str) -> Vec<Record> {
-        self.records.iter().filter(|r| r.method == method).cloned().collect()
+        let names = super::targets::names(&self.study);
+        self.records
+            .iter()
+            .filter(|r| r.method == method)
+            .map(|r| Record { model: super::targets::name_of(&names, &r.provider, &r.model), ..r.clone() })
+            .collect()
+    }
+
+    /// The report name of a record's target (see [`super::targets::name_of`]).
+    pub fn name_of(&self, r: &Record) -> String {
+        super::targets::name_of(&super::targets::names(&self.study), &r.provider, &r.model)
     }
 }
 
@@ -312,7 +394,8 @@ impl Session {
         let jsonl = crate::formats::write(&records, crate::formats::FileFormat::Jsonl);
         let mut summary = self.add_records(name, jsonl.as_bytes(), method, origin)?;
         summary.problems.extend(rebuilt.problems);
-        if let Some(s) = self.sources.iter_mut().find(|s| s.name == name) {
+        let converted = format::sha256(jsonl.as_bytes());
+        if let Some(s) = self.sources.iter_mut().find(|s| s.name == name && s.sha256 == converted) {
             s.sha256 = format::sha256(bytes);
         }
         Ok(summary)
