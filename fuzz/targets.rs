@@ -290,6 +290,8 @@ pub const TARGETS: &[Target] = &[
             Ok(format!("{} datasets", c.datasets.len()))
         },
     },
+    Target { name: "catalogue_paths", run: catalogue_paths },
+    Target { name: "parquet_limits", run: parquet_limits },
     Target {
         name: "nonfinite",
         run: |b| {
@@ -307,6 +309,51 @@ pub const TARGETS: &[Target] = &[
         },
     },
 ];
+
+/// A catalogue whose one dataset's `name` and `version` and one file's `path` are the input's
+/// first three lines: the fields that become folders under the cache.
+fn catalogue_paths(bytes: &[u8]) -> Outcome {
+    let t = text("paths.txt", bytes)?;
+    let mut lines = t.split('\n');
+    let mut next = || serde_json::to_string(lines.next().unwrap_or("")).unwrap_or_default();
+    let (name, version, path) = (next(), next(), next());
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    let raw = format!("https://raw.githubusercontent.com/someone/toy/{commit}/");
+    let doc = format!(
+        r#"{{"format": "evenhand-catalogue", "version": 1, "datasets": [{{"name": {name}, "title": "t", "method": "bbq",
+        "version": {version}, "repository": "someone/toy", "commit": "{commit}", "source_url": "https://github.com/someone/toy/tree/{commit}",
+        "license": "MIT", "license_note": null, "languages": [], "categories": [], "description": "", "citation": "@misc{{t}}",
+        "checked_against_ref": false, "files": [{{"name": "f", "path": {path}, "url": "{raw}x", "bytes": 1,
+        "sha256": "{sha}", "rows": null, "rows_counted": null, "kind": "examples", "format": "bbq-jsonl"}}]}}]}}"#,
+        sha = "a".repeat(64)
+    );
+    let c = catalogue::parse("catalogue.json", &doc).map_err(err)?;
+    // Accepted: every segment, joined as the CLI joins them, stays a plain name under the root.
+    for d in &c.datasets {
+        for f in &d.files {
+            let mut p = std::path::PathBuf::from("cache").join(&d.name).join(&d.version);
+            for part in f.path.split('/') {
+                p = p.join(part);
+            }
+            let plain = p.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+            assert!(plain, "accepted catalogue leaves the cache: {}", p.display());
+            assert!(p.starts_with("cache"), "accepted catalogue leaves the cache: {}", p.display());
+        }
+    }
+    Ok(format!("{}/{}", c.datasets[0].name, c.datasets[0].version))
+}
+
+/// A Parquet file read as the CLI reads it; what is accepted stays within the stated limits.
+fn parquet_limits(bytes: &[u8]) -> Outcome {
+    use evenhand_parquet::limits::*;
+    let t = evenhand_parquet::to_jsonl(bytes).map_err(err)?;
+    let rows = ceiling(ROWS_FLOOR, ROWS_PER_BYTE, bytes.len());
+    let text = ceiling(TEXT_FLOOR, TEXT_PER_BYTE, bytes.len());
+    assert!(t.rows as u64 <= rows, "{} rows accepted from {} bytes, above the ceiling {rows}", t.rows, bytes.len());
+    assert!(t.jsonl.len() as u64 <= text, "{} bytes of text from {} bytes, above {text}", t.jsonl.len(), bytes.len());
+    assert_eq!(t.jsonl.lines().count(), t.rows, "the row count and the text disagree");
+    Ok(format!("{} rows", t.rows))
+}
 
 pub fn find(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)

@@ -140,6 +140,12 @@ fn a_broken_catalogue_is_refused_with_its_place() {
     // A path that would leave the cache folder.
     let text = catalogue::BUILTIN.replacen("\"path\": \"data/Age.jsonl\"", "\"path\": \"../../etc/x\"", 1);
     assert!(catalogue::parse("c.json", &text).unwrap_err().to_string().contains("field path"));
+    // A version (a cache folder) that would leave the cache: upward, absolute, or a separator.
+    for bad in ["../../../x", "/tmp/x", "..", "a/b", "C:x"] {
+        let text = catalogue::BUILTIN.replacen("\"version\": \"bea11bd\"", &format!("\"version\": \"{bad}\""), 1);
+        let e = catalogue::parse("c.json", &text).unwrap_err().to_string();
+        assert!(e.contains("field version"), "{bad}: {e}");
+    }
     // Two datasets with one name.
     let text = catalogue::BUILTIN.replacen("\"name\": \"mbbq\"", "\"name\": \"bbq\"", 1);
     assert!(catalogue::parse("c.json", &text).unwrap_err().to_string().contains("a second dataset"));

@@ -249,6 +249,88 @@ fn verify_checks_every_catalogue_file_in_a_folder() {
     assert!(err.contains("bbq_de_proper_names_amb_test.jsonl") && err.contains(&sha256_hex(GGBBQ.as_bytes())), "{err}");
 }
 
+/// Regression (issue 28): a catalogue's `version` became a cache folder as written, so
+/// `../../../x` or an absolute path put the fetched file outside the cache.
+#[test]
+fn catalogue_segments_that_leave_the_cache_are_refused_naming_the_field() {
+    let mirror = Mirror::start();
+    let home = temp("escape");
+    let (c, _) = fixture_catalogue(&mirror, &home);
+    let outside = home.join("outside");
+    for version in ["../../../outside".to_string(), outside.display().to_string(), "..".into()] {
+        let mut bad = c.clone();
+        bad.datasets.iter_mut().find(|d| d.name == "bbq").unwrap().version = version.clone();
+        let path = home.join("bad.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&bad).unwrap()).unwrap();
+        let cache = home.join("deep/er/cache");
+        let args = ["datasets", "fetch", "bbq/Age", "--cache-dir", cache.to_str().unwrap()];
+        let (code, _, err) = run(&args, &mirror, &home, Some(&path));
+        assert_eq!(code, 2, "{version}: {err}");
+        assert!(err.contains("dataset \"bbq\": field version"), "{version}: {err}");
+        assert!(!outside.exists() && !home.join("outside").exists() && mirror.log().is_empty(), "{version}");
+    }
+}
+
+/// Regression (issue 28): `datasets verify` followed a link back to its own folder and listed
+/// the same file 41 times; a link out of the folder was read too.
+#[test]
+fn verify_does_not_follow_symbolic_links() {
+    let mirror = Mirror::start();
+    let home = temp("links");
+    let (_, cat) = fixture_catalogue(&mirror, &home);
+    let to = home.join("out");
+    let (code, _, err) =
+        run(&["datasets", "fetch", "ggbbq/subset-2_amb", "--to", to.to_str().unwrap()], &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    std::os::unix::fs::symlink(&to, to.join("data/loop")).unwrap();
+    let elsewhere = home.join("elsewhere/data/subset-2");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("bbq_de_proper_names_dis_test.jsonl"), GGBBQ).unwrap();
+    std::os::unix::fs::symlink(home.join("elsewhere"), to.join("away")).unwrap();
+    let (code, out, err) = run(&["datasets", "verify", to.to_str().unwrap()], &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["checked"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(v["links_not_followed"], serde_json::json!(["away", "data/loop"]), "{out}");
+    assert!(err.contains("data/loop: a symbolic link, not followed"), "{err}");
+}
+
+/// Regression (issue 28): an unpinned file fetched through a mirror was trusted with no record
+/// of which host served it. The record, the output and `verify` name the mirror now.
+#[test]
+fn an_unpinned_file_from_a_mirror_records_and_shows_the_mirror() {
+    let mirror = Mirror::start();
+    let home = temp("served-by");
+    let (c, cat) = fixture_catalogue(&mirror, &home);
+    let u = c.dataset("bbq").unwrap().unpinned_files.iter().find(|u| u.name == "SES").unwrap().clone();
+    mirror.put(&u.url, bbq_rows(false).replace("Age", "SES").into_bytes());
+    let host = mirror.base.trim_end_matches("/raw").to_string();
+    let cache = home.join("c");
+    let args = ["datasets", "fetch", "bbq/SES", "--cache-dir", cache.to_str().unwrap(), "--allow-unpinned"];
+    let (code, out, err) = run(&args, &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["files"][0]["served_by"].as_str(), Some(host.as_str()), "{out}");
+    assert!(v["files"][0]["verified"].as_str().unwrap().contains(&format!("first fetched from {host}")), "{out}");
+    assert!(err.contains(&format!("first fetched from {host}")), "{err}");
+    let target = cache.join("bbq/bea11bd/data/SES.jsonl");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{}.trust.json", target.display())).unwrap()).unwrap();
+    assert_eq!(record["served_by"].as_str(), Some(host.as_str()));
+    let (code, out, err) = run(&["datasets", "verify", cache.to_str().unwrap()], &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["checked"][0]["served_by"].as_str(), Some(host.as_str()), "{out}");
+    // A pinned file says who served it when fetched.
+    let args = ["datasets", "fetch", "bbq/Age", "--cache-dir", cache.to_str().unwrap()];
+    let (code, out, err) = run(&args, &mirror, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("\"served_by\": \"{host}\"")) && err.contains(&format!("served by {host}")),
+        "{out}{err}"
+    );
+}
+
 #[test]
 fn method_commands_take_catalogue_arguments() {
     let mirror = Mirror::start();

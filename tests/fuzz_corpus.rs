@@ -98,6 +98,8 @@ fuzz_tests!(
     batch_results_anthropic,
     study,
     catalogue,
+    catalogue_paths,
+    parquet_limits,
     nonfinite,
     harness_lm_eval,
     harness_inspect_eval,

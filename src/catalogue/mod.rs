@@ -314,13 +314,15 @@ fn is_hex(s: &str, len: usize) -> bool {
     s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// A path that stays inside the folder it is joined to.
-fn safe_path(p: &str) -> bool {
-    !p.is_empty()
-        && !p.starts_with('/')
-        && !p.contains('\\')
-        && !p.contains(':')
-        && p.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
+/// One folder name that stays inside the folder it is joined to: not empty, not `.` or `..`,
+/// no separator, drive letter or NUL (a catalogue's `name` and `version` become cache folders).
+pub fn safe_segment(s: &str) -> bool {
+    !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', ':', '\0'])
+}
+
+/// A relative path that stays inside the folder it is joined to: segments as [`safe_segment`].
+pub fn safe_path(p: &str) -> bool {
+    !p.is_empty() && p.split('/').all(safe_segment)
 }
 
 type Fault = (Option<String>, String);
@@ -340,6 +342,12 @@ fn check(c: &Catalogue) -> Result<(), Fault> {
             !d.name.is_empty() && d.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         if !name_ok {
             return Err((quoted(&d.name), at("name", "expected lower-case letters, digits and '-'".into())));
+        }
+        if !safe_segment(&d.version) {
+            return Err((
+                quoted(&d.version),
+                at("version", "expected one folder name (not '.' or '..', without '/', '\\' or ':')".into()),
+            ));
         }
         if !names.insert(d.name.as_str()) {
             return Err((quoted(&d.name), at("name", "a second dataset with this name".into())));

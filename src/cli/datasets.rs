@@ -99,7 +99,7 @@ pub fn run(a: Args) -> Outcome {
             };
             let root = match to {
                 Some(dir) => dir,
-                None => dataset_dir(&cache_root(cache_dir)?, d),
+                None => dataset_dir(&cache_root(cache_dir)?, d)?,
             };
             if d.license.is_none() {
                 note(format_args!(
@@ -112,23 +112,28 @@ pub fn run(a: Args) -> Outcome {
             let mut out = vec![];
             for f in files {
                 let (path, status) = fetch(f, &root, base.as_deref())?;
-                note(format_args!("{status} {} ({} bytes, sha256 checked)", path.display(), f.bytes));
+                let served_by =
+                    (status != "cached").then(|| unpinned::origin(&catalogue::mirror(&f.url, base.as_deref())));
+                let via = served_by.as_ref().map(|h| format!(", served by {h}")).unwrap_or_default();
+                note(format_args!("{status} {} ({} bytes, sha256 checked{via})", path.display(), f.bytes));
                 out.push(Fetched {
                     file: f.name.clone(),
                     path: path.display().to_string(),
                     bytes: f.bytes,
                     sha256: f.sha256.clone(),
                     status,
-                    verified: "pinned by the catalogue",
+                    verified: "pinned by the catalogue".into(),
+                    served_by,
                 });
             }
             for u in unpinned {
                 let (path, status, f) = unpinned::fetch_unpinned(u, &d.name, &root, base.as_deref(), allow_unpinned)?;
                 note(format_args!(
-                    "UNVERIFIED {status} {} ({} bytes, sha256 {}): not pinned by the catalogue; {}",
+                    "UNVERIFIED {status} {} ({} bytes, sha256 {}): {}; {}",
                     path.display(),
                     f.bytes,
                     f.sha256,
+                    f.note.as_deref().unwrap_or(catalogue::UNVERIFIED),
                     if status == "fetched" || status == "recorded" {
                         "this first copy is now trusted and later loads are checked against it"
                     } else {
@@ -141,7 +146,8 @@ pub fn run(a: Args) -> Outcome {
                     bytes: f.bytes,
                     sha256: f.sha256.clone(),
                     status,
-                    verified: catalogue::UNVERIFIED,
+                    verified: f.note.clone().unwrap_or_else(|| catalogue::UNVERIFIED.into()),
+                    served_by: unpinned::read_record(u, &root)?.as_ref().map(unpinned::trusted_host),
                 });
             }
             print_json(
@@ -161,8 +167,11 @@ struct Fetched {
     sha256: String,
     /// "fetched", "resumed", "cached" or (an unpinned file trusted as found) "recorded".
     status: &'static str,
-    /// "pinned by the catalogue", or the unverified label of an unpinned file.
-    verified: &'static str,
+    /// "pinned by the catalogue", or the unverified label of an unpinned file (with its host).
+    verified: String,
+    /// The origin that served this copy (a mirror's, or the catalogue URL's own): the one just
+    /// fetched from, or for an unpinned file the one its trust is in. None for a cached pinned file.
+    served_by: Option<String>,
 }
 
 fn list(c: &Catalogue, method: Option<&str>) -> Outcome {
@@ -221,9 +230,31 @@ pub fn cache_root(flag: Option<PathBuf>) -> Result<PathBuf, Failure> {
     })
 }
 
-/// Where a dataset's files live in the cache: one folder per name and version.
-fn dataset_dir(cache: &Path, d: &Dataset) -> PathBuf {
-    cache.join(&d.name).join(&d.version)
+/// Where a dataset's files live in the cache: one folder per name and version. Both come
+/// from a catalogue (maybe $EVENHAND_CATALOGUE's), so each must be one folder name: the
+/// catalogue's own check says so too, and this one keeps the cache's edge where it is used.
+fn dataset_dir(cache: &Path, d: &Dataset) -> Result<PathBuf, Failure> {
+    for (field, value) in [("name", &d.name), ("version", &d.version)] {
+        if !catalogue::safe_segment(value) {
+            return Err(Failure::new(format!(
+                "catalogue: dataset {:?}: field {field}: {value:?} would leave the cache folder; expected one folder name",
+                d.name
+            )));
+        }
+    }
+    Ok(cache.join(&d.name).join(&d.version))
+}
+
+/// `root/<rel>` for a catalogue file's `path`, refused (naming the field) when it would leave `root`.
+pub(super) fn inside(root: &Path, file: &str, rel: &str) -> Result<PathBuf, Failure> {
+    if !catalogue::safe_path(rel) {
+        return Err(Failure::new(format!(
+            "catalogue: file {file:?}: field path: {rel:?} would leave the folder {}; expected a relative path \
+             without '..', ':' or '\\'",
+            root.display()
+        )));
+    }
+    Ok(rel.split('/').fold(root.to_path_buf(), |p, part| p.join(part)))
 }
 
 /// A data file a method command was given: its path, and what the catalogue says of it.
@@ -254,18 +285,22 @@ pub fn resolve(arg: &Path) -> Result<Vec<Input>, Failure> {
         Err(catalogue::LookupError::Unpinned { .. }) => {
             // Usable once `datasets fetch --allow-unpinned` recorded it; checked against that.
             let (d, found) = c.lookup_unpinned(&r)?;
-            let root = dataset_dir(&cache_root(None)?, d);
+            let root = dataset_dir(&cache_root(None)?, d)?;
             let mut out = vec![];
             for u in found {
                 let (path, _, f) = unpinned::fetch_unpinned(u, &d.name, &root, base.as_deref(), false)?;
-                note(format_args!("{r}: UNVERIFIED: {} ({})", path.display(), catalogue::UNVERIFIED));
+                note(format_args!(
+                    "{r}: UNVERIFIED: {} ({})",
+                    path.display(),
+                    f.note.as_deref().unwrap_or(catalogue::UNVERIFIED)
+                ));
                 out.push(Input { path, file: Some(f) });
             }
             return Ok(out);
         }
         other => other?,
     };
-    let root = dataset_dir(&cache_root(None)?, d);
+    let root = dataset_dir(&cache_root(None)?, d)?;
     let mut out = vec![];
     for f in files {
         let (path, status) = fetch(f, &root, base.as_deref())?;
@@ -334,7 +369,7 @@ pub(super) fn digest_file(path: &Path) -> Result<(String, u64), Failure> {
 /// Makes `root/<f.path>` hold the pinned file: kept when already there and matching, else
 /// downloaded (resumed from a .part) and checked. Returns the path and what was done.
 pub fn fetch(f: &DataFile, root: &Path, base: Option<&str>) -> Result<(PathBuf, &'static str), Failure> {
-    let path = f.path.split('/').fold(root.to_path_buf(), |p, part| p.join(part));
+    let path = inside(root, &f.name, &f.path)?;
     if path.is_file() {
         let (sha, _) = digest_file(&path)?;
         if sha == f.sha256 {
@@ -479,9 +514,15 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
     if !dir.is_dir() {
         return Err(Failure::new(format!("{}: not a folder", dir.display())));
     }
-    let mut found = vec![];
-    walk(dir, &mut found)?;
+    let (mut found, mut links) = (vec![], vec![]);
+    walk(dir, &mut found, &mut links)?;
     found.sort();
+    links.sort();
+    let links: Vec<String> =
+        links.iter().map(|p| p.strip_prefix(dir).unwrap_or(p).to_string_lossy().replace('\\', "/")).collect();
+    for l in &links {
+        note(format_args!("{l}: a symbolic link, not followed"));
+    }
     #[derive(Serialize)]
     struct Checked {
         path: String,
@@ -491,7 +532,10 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
         sha256: String,
         expected: String,
         /// Where `expected` comes from: the catalogue's pin, or a first fetch's record.
-        verified: &'static str,
+        verified: String,
+        /// For an unpinned file: the host its first fetch came from.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        served_by: Option<String>,
     }
     let mut checked = vec![];
     let mut unknown = vec![];
@@ -514,9 +558,11 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
                 .flat_map(|d| d.unpinned_files.iter().map(move |u| (d, u)))
                 .find(|(_, u)| rel == u.path || rel.ends_with(&format!("/{}", u.path)));
             let record = std::fs::read_to_string(unpinned::record_path(&path)).ok();
-            let expected = record.and_then(|t| serde_json::from_str::<unpinned::Record>(&t).ok()).map(|r| r.sha256);
-            match (unpinned, expected) {
-                (Some((d, u)), Some(expected)) => {
+            let record = record.and_then(|t| serde_json::from_str::<unpinned::Record>(&t).ok());
+            match (unpinned, record) {
+                (Some((d, u)), Some(record)) => {
+                    let host = unpinned::trusted_host(&record);
+                    let expected = record.sha256;
                     let (sha, _) = digest_file(&path)?;
                     checked.push(Checked {
                         path: rel,
@@ -525,7 +571,8 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
                         ok: sha == expected,
                         expected,
                         sha256: sha,
-                        verified: catalogue::UNVERIFIED,
+                        verified: format!("{} (first fetched from {host})", catalogue::UNVERIFIED),
+                        served_by: Some(host),
                     });
                 }
                 _ if !rel.ends_with(".part") => unknown.push(rel),
@@ -548,12 +595,14 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
             ok: pick.1.sha256 == sha,
             expected: pick.1.sha256.clone(),
             sha256: sha,
-            verified: "pinned by the catalogue",
+            verified: "pinned by the catalogue".into(),
+            served_by: None,
         });
     }
     if checked.is_empty() {
         return Err(Failure::new(format!(
-            "{}: no catalogue file found under it (files are matched by their path in the source repository)",
+            "{}: no catalogue file found under it (files are matched by their path in the source repository; \
+             symbolic links are not followed)",
             dir.display()
         )));
     }
@@ -564,17 +613,24 @@ fn verify(c: &Catalogue, dir: &Path) -> Outcome {
             c.path, c.sha256, c.expected, c.dataset, c.file
         ));
     }
-    print_json(&serde_json::json!({"checked": checked, "mismatched": bad, "not_in_catalogue": unknown}))?;
+    print_json(&serde_json::json!({
+        "checked": checked, "mismatched": bad, "not_in_catalogue": unknown, "links_not_followed": links
+    }))?;
     Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+/// The files under `dir`, symbolic links not followed (kept apart in `links`): a link may
+/// point out of the folder, or back into it and loop, and neither is a file the folder holds.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> Result<(), Failure> {
     for entry in std::fs::read_dir(dir).map_err(io_err(dir, "read"))? {
-        let path = entry.map_err(io_err(dir, "read"))?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else {
-            out.push(path);
+        let entry = entry.map_err(io_err(dir, "read"))?;
+        let kind = entry.file_type().map_err(io_err(&entry.path(), "read"))?;
+        if kind.is_symlink() {
+            links.push(entry.path());
+        } else if kind.is_dir() {
+            walk(&entry.path(), out, links)?;
+        } else if kind.is_file() {
+            out.push(entry.path());
         }
     }
     Ok(())

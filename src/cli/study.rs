@@ -92,11 +92,34 @@ fn open(path: &Path) -> Result<Session, Failure> {
     let name = path.display().to_string();
     let mut s = Session::open(&name, &read_text(path)?)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    for (_, file) in s.missing() {
-        let bytes = read(&dir.join(&file))?;
+    for (field, file) in s.missing() {
+        let bytes = read(&in_study_folder(&name, dir, &field, &file)?)?;
         s.add_file(&file, &bytes)?;
     }
     Ok(s)
+}
+
+/// Where a file the study names lies: inside the study's folder, never absolute, upward or
+/// through a link out of it. A study is a document anyone can send; refusing before anything
+/// is read means no error can quote a byte (or a digest) of a file it had no right to.
+fn in_study_folder(study: &str, dir: &Path, field: &str, file: &str) -> Result<PathBuf, Failure> {
+    let refuse = |why: &str| {
+        Failure::new(format!(
+            "{study}: field {field}: {file:?} {why}; a file a study names is read from the study's folder \
+             (a relative path without '..'), so put it there; nothing was read"
+        ))
+    };
+    if !evenhand::catalogue::safe_path(file) {
+        return Err(refuse("is not inside the study's folder"));
+    }
+    let at = file.split('/').fold(dir.to_path_buf(), |p, part| p.join(part));
+    let base = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    if let (Ok(real), Ok(folder)) = (at.canonicalize(), base.canonicalize())
+        && !real.starts_with(&folder)
+    {
+        return Err(refuse("leads out of the study's folder through a symbolic link"));
+    }
+    Ok(at)
 }
 
 fn now() -> String {

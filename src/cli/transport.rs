@@ -13,7 +13,7 @@
 //! messages have the dispatch's credentials removed, because some I/O errors quote what they
 //! were sending.
 
-use evenhand::providers::redact;
+use evenhand::providers::redact::{redact_headers, redact_response};
 use evenhand::providers::request::Method;
 use evenhand::providers::response::RawResponse;
 use evenhand::run::driver;
@@ -25,9 +25,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The largest response body read (an answer is kilobytes; a gateway's error page may be more).
 pub const MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
-
-/// Headers that carry a key, whose values never appear in an error message.
-const SECRET_HEADERS: [&str; 3] = ["authorization", "x-api-key", "x-goog-api-key"];
 
 /// A pooled HTTP client for up to `connections` calls at once.
 #[derive(Clone)]
@@ -79,7 +76,8 @@ impl Transport {
             .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
             .collect();
         let body = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec()?;
-        Ok(RawResponse { status, headers, body })
+        // Nothing downstream (records, journal, reports) ever sees a key the answer echoed.
+        Ok(redact_response(RawResponse { status, headers, body }, &d.headers))
     }
 }
 
@@ -199,14 +197,7 @@ fn classify(e: ureq::Error, d: &Dispatch) -> TransportError {
 
 /// Removes every credential header value (and a Bearer token inside one) from `text`.
 pub fn scrub(text: &str, headers: &[(String, String)]) -> String {
-    let mut out = text.to_string();
-    for (name, value) in headers {
-        if SECRET_HEADERS.iter().any(|s| name.eq_ignore_ascii_case(s)) {
-            let token = value.strip_prefix("Bearer ").unwrap_or(value);
-            out = redact(&out, Some(token));
-        }
-    }
-    out
+    redact_headers(text, headers)
 }
 
 #[cfg(test)]

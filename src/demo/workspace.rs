@@ -226,7 +226,18 @@ impl Workspace {
     ) -> Result<BundleSummary, WorkspaceError> {
         let b = bundle::parse(name, text)?;
         let fetched = match fetched {
-            Some((file, bytes)) => Some(formats::load(file, bytes, None)?.records),
+            // An empty or malformed answer (`{}`, `[]`, a page of HTML) is not the bundle's
+            // records; opening it as "0 records" would hide that the link is broken.
+            Some((file, bytes)) => match formats::load(file, bytes, None)? {
+                l if l.records.is_empty() => {
+                    return Err(WorkspaceError::NothingLoaded {
+                        file: file.into(),
+                        errors: l.errors,
+                        warnings: l.warnings,
+                    });
+                }
+                l => Some(l.records),
+            },
             None => None,
         };
         let r = bundle::reproduce(name, &b, fetched)?;

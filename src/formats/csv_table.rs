@@ -20,9 +20,12 @@ fn needs_guard(cell: &str) -> bool {
     }
 }
 
-/// Prefixes `'` to a text cell a spreadsheet would run as a formula.
+/// Prefixes `'` to a text cell a spreadsheet would run as a formula, and closes any
+/// bidirectional embedding or isolate the cell leaves open, so that it cannot reorder the
+/// cells after it on the line (the closers stay in the cell when it is read back).
 pub fn guard(cell: &str) -> String {
-    if needs_guard(cell) { format!("'{cell}") } else { cell.to_string() }
+    let cell = crate::text::bidi::closed(cell);
+    if needs_guard(&cell) { format!("'{cell}") } else { cell.into_owned() }
 }
 
 /// [`guard`] for tables whose columns carry no type (LangBiTe's reports, the requirement

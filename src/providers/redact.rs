@@ -28,9 +28,93 @@ pub fn redact(text: &str, key: Option<&str>) -> String {
     }
 }
 
+/// The request headers that carry a key (their values are what [`redact_headers`] removes).
+pub const SECRET_HEADERS: [&str; 3] = ["authorization", "x-api-key", "x-goog-api-key"];
+
+/// `text` with every key the request `headers` carry removed (a Bearer token by its token).
+pub fn redact_headers(text: &str, headers: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    for (name, value) in headers {
+        if SECRET_HEADERS.iter().any(|s| name.eq_ignore_ascii_case(s)) {
+            out = redact(&out, Some(value.strip_prefix("Bearer ").unwrap_or(value)));
+        }
+    }
+    out
+}
+
+/// A provider's answer with the request's keys removed from its body and header values,
+/// before anything stores it: a misconfigured proxy may echo the request, key and all, in a
+/// 200 answer, and the body goes into records, journals, the page's storage and bundles.
+/// A body that is not UTF-8 is searched as bytes for the whole key.
+pub fn redact_response(
+    mut r: super::response::RawResponse,
+    request_headers: &[(String, String)],
+) -> super::response::RawResponse {
+    if !request_headers.iter().any(|(n, _)| SECRET_HEADERS.iter().any(|s| n.eq_ignore_ascii_case(s))) {
+        return r;
+    }
+    match std::str::from_utf8(&r.body) {
+        Ok(text) => {
+            let clean = redact_headers(text, request_headers);
+            if clean != text {
+                r.body = clean.into_bytes();
+            }
+        }
+        Err(_) => {
+            for (name, value) in request_headers {
+                let key = value.strip_prefix("Bearer ").unwrap_or(value).trim();
+                if SECRET_HEADERS.iter().any(|s| name.eq_ignore_ascii_case(s)) && key.len() >= 8 {
+                    r.body = replace_bytes(&r.body, key.as_bytes(), MASK.as_bytes());
+                }
+            }
+        }
+    }
+    for (_, v) in &mut r.headers {
+        *v = redact_headers(v, request_headers);
+    }
+    r
+}
+
+fn replace_bytes(hay: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(hay.len());
+    let mut i = 0;
+    while i < hay.len() {
+        if hay[i..].starts_with(needle) {
+            out.extend_from_slice(with);
+            i += needle.len();
+        } else {
+            out.push(hay[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (issue 28): a 200 answer echoing the key was kept as it came.
+    #[test]
+    fn an_answer_echoing_the_key_is_redacted() {
+        let key = "sk-evenhand-FAKE-0123456789abcdef";
+        let headers = vec![("Authorization".to_string(), format!("Bearer {key}"))];
+        let body = format!(r#"{{"choices":[{{"message":{{"content":"you sent Bearer {key}"}}}}]}}"#);
+        let raw = super::super::response::RawResponse {
+            status: 200,
+            headers: vec![("x-echo".into(), key.into())],
+            body: body.into_bytes(),
+        };
+        let out = redact_response(raw, &headers);
+        let text = String::from_utf8(out.body).unwrap();
+        assert!(!text.contains(key) && text.contains(MASK), "{text}");
+        assert_eq!(out.headers[0].1, MASK);
+        let mut binary = vec![0xff, 0xfe];
+        binary.extend_from_slice(key.as_bytes());
+        let raw = super::super::response::RawResponse { status: 200, headers: vec![], body: binary };
+        let x = [("x-api-key".to_string(), key.to_string())];
+        assert_eq!(redact_response(raw, &x).body, [&[0xffu8, 0xfe][..], MASK.as_bytes()].concat());
+    }
 
     #[test]
     fn every_occurrence_is_replaced() {

@@ -10,11 +10,15 @@ pub const RED: &str = "#c62828";
 pub const AMBER: &str = "#ef8f00";
 pub const GREY: &str = "#9e9e9e";
 
-/// Escapes text for SVG content and attribute values.
+/// Escapes text for SVG (and HTML) content and attribute values. Bidirectional controls are
+/// written visibly (`[U+202E]`): text from a model or a user must not reorder what follows it.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
+            c if crate::text::bidi::is_control(c) => {
+                let _ = write!(out, "[U+{:04X}]", c as u32);
+            }
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),

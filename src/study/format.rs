@@ -315,12 +315,18 @@ pub fn parse(file: &str, text: &str) -> Result<Study, Problem> {
     let study: Study = match serde_path_to_error::deserialize(&mut de) {
         Ok(s) => s,
         Err(e) => {
+            // A segment the parser had not read yet shows as "?": a truncated file stops inside a
+            // key. The field named is the deepest one read whole; the line and column place it.
             let path = e.path().to_string();
+            let known: Vec<&str> = path.split('.').take_while(|s| *s != "?").filter(|s| !s.is_empty()).collect();
             let inner = e.into_inner();
-            let message = strip_position(&inner.to_string());
+            let mut message = strip_position(&inner.to_string());
+            if inner.is_eof() {
+                message = format!("the file ends early ({message}): it looks truncated");
+            }
             let mut p = Problem::new(file, message).at_line(inner.line() as u64).at_column(inner.column() as u64);
-            if path != "." {
-                p = p.in_field(path);
+            if !known.is_empty() {
+                p = p.in_field(known.join("."));
             }
             return Err(p);
         }
@@ -371,6 +377,9 @@ fn check(file: &str, s: &Study) -> Result<(), Problem> {
     }
     if let Some(t) = s.params.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
         return bad("params.temperature", format!("expected 0 to 2, found {t}"));
+    }
+    if s.params.max_tokens == Some(0) {
+        return bad("params.max_tokens", "expected at least 1 token, found 0".into());
     }
     let m = &s.methods;
     let sources = [
@@ -493,6 +502,30 @@ mod tests {
             parse("s.json", &MINIMAL.replace("\"title\": \"t\"", "\"title\": \"t\", \"statistics\": {\"alpha\": 5}"))
                 .unwrap_err();
         assert_eq!(p.field.as_deref(), Some("statistics.alpha"));
+    }
+
+    /// Regression (issue 28): `max_tokens: 0` was accepted.
+    #[test]
+    fn zero_max_tokens_is_refused_naming_the_field() {
+        let p =
+            parse("s.json", &MINIMAL.replace("\"title\": \"t\"", "\"title\": \"t\", \"params\": {\"max_tokens\": 0}"))
+                .unwrap_err();
+        assert_eq!(p.field.as_deref(), Some("params.max_tokens"), "{p:?}");
+    }
+
+    /// Regression (issue 28): a truncated study was reported at "field ?".
+    #[test]
+    fn a_truncated_study_names_the_field_it_stopped_in_and_the_place() {
+        for cut in
+            [MINIMAL.find("\"methods\"").unwrap() + 2, MINIMAL.find("evenhand\"}").unwrap() + 4, MINIMAL.len() - 3]
+        {
+            let p = parse("s.json", &MINIMAL[..cut]).unwrap_err();
+            assert!(p.field.as_deref().is_none_or(|f| !f.contains('?')), "{cut}: {p:?}");
+            assert!(p.to_string().contains("ends early") && !p.to_string().contains('?'), "{cut}: {p}");
+            assert!(p.line.is_some() && p.column.is_some(), "{cut}: {p:?}");
+        }
+        let p = parse("s.json", &MINIMAL[..MINIMAL.find("evenhand\"}").unwrap() + 4]).unwrap_err();
+        assert_eq!(p.field.as_deref(), Some("methods.bbq.dataset.builtin"), "{p:?}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Text helpers every method shares: folding a response for comparison with an expected
 //! answer ([`fold`]), the refusal phrase lexicon ([`refusal`]), the stricter opening rule built
-//! on it ([`refusal_opening`]) and language codes ([`language`]).
+//! on it ([`refusal_opening`]), language codes ([`language`]) and bidirectional controls
+//! kept from reaching the text around them ([`bidi`]).
 
+pub mod bidi;
 pub mod fold;
 pub mod language;
 pub mod refusal;

@@ -158,7 +158,8 @@ impl driver::Transport for Fetch {
         let call = self.start(&d);
         Box::pin(async move {
             let response = match call {
-                Ok(call) => call.answer().await,
+                // Nothing downstream (records, IndexedDB, bundles) sees a key the answer echoed.
+                Ok(call) => call.answer().await.map(|r| crate::providers::redact::redact_response(r, &d.headers)),
                 Err(e) => Err(e),
             };
             advice.borrow_mut().note(&d.target, &response);

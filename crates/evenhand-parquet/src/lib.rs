@@ -8,6 +8,7 @@
 //! The crate knows nothing of Evenhand's records, so that the page can load it as a second,
 //! small wasm module only when a Parquet file is picked or asked for.
 
+pub mod limits;
 mod read;
 mod write;
 
@@ -28,6 +29,12 @@ pub enum Error {
     Codec { column: String, codec: String, supported: &'static str },
     #[error("column {column:?} has type {data_type}, which Evenhand does not read; cast it to text or a number")]
     Type { column: String, data_type: String },
+    /// The footer's row counts disagree with each other or with the pages.
+    #[error("row group {group}: {message}; the file contradicts itself, so it is refused")]
+    Rows { group: usize, message: String },
+    /// More work than a file of this size can honestly ask for (see [`limits`]).
+    #[error("{place}: {message}; the file is refused")]
+    Limit { place: String, message: String },
     #[error("line {line}: {message}")]
     Json { line: u64, message: String },
     #[error("cannot write Parquet: {0}")]

@@ -77,6 +77,8 @@ pub fn to_jsonl(bytes: &[u8]) -> Result<Table, Error> {
             }
         }
     }
+    let declared = crate::limits::check_footer(builder.metadata(), bytes.len())?;
+    let max_text = crate::limits::ceiling(crate::limits::TEXT_FLOOR, crate::limits::TEXT_PER_BYTE, bytes.len());
     let fields = builder.schema().fields().clone();
     for f in fields.iter() {
         check(f.name(), f.data_type())?;
@@ -90,6 +92,12 @@ pub fn to_jsonl(bytes: &[u8]) -> Result<Table, Error> {
         if batch.num_columns() != names.len() {
             return Err(corrupt("a row group's columns differ from the schema"));
         }
+        if rows + batch.num_rows() > declared.iter().sum::<u64>() as usize {
+            return Err(Error::Rows {
+                group: group_of(&declared, rows as u64),
+                message: "holds more rows than the footer declares".into(),
+            });
+        }
         for row in 0..batch.num_rows() {
             let mut obj = Map::new();
             for (name, column) in names.iter().zip(batch.columns()) {
@@ -102,8 +110,38 @@ pub fn to_jsonl(bytes: &[u8]) -> Result<Table, Error> {
             jsonl.push('\n');
             rows += 1;
         }
+        if jsonl.len() as u64 > max_text {
+            return Err(Error::Limit {
+                place: format!("row group {}", group_of(&declared, rows as u64 - 1)),
+                message: format!(
+                    "the rows as JSON Lines exceed {max_text} bytes ({} per byte of this {}-byte file, plus {})",
+                    crate::limits::TEXT_PER_BYTE,
+                    bytes.len(),
+                    crate::limits::TEXT_FLOOR
+                ),
+            });
+        }
+    }
+    let total: u64 = declared.iter().sum();
+    if rows as u64 != total {
+        return Err(Error::Rows {
+            group: group_of(&declared, rows as u64),
+            message: format!("the footer declares {total} rows in all, but the pages hold {rows}"),
+        });
     }
     Ok(Table { jsonl, rows, columns: names })
+}
+
+/// The 1-based row group holding row `row` (0-based), by the declared counts.
+fn group_of(declared: &[u64], row: u64) -> usize {
+    let mut end = 0u64;
+    for (g, n) in declared.iter().enumerate() {
+        end += n;
+        if row < end {
+            return g + 1;
+        }
+    }
+    declared.len().max(1)
 }
 
 /// Refuses, by column name, any type [`value`] does not convert.
