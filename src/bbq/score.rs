@@ -227,7 +227,8 @@ pub fn read_answer(ex: &Example, p: &Prediction) -> (Parsed, &'static str) {
     }
 }
 
-fn outcome(ex: &Example, p: Parsed) -> &'static str {
+/// What a reading of an answer means for the example: correct, biased, counter-biased, unknown or out of choice.
+pub fn outcome(ex: &Example, p: Parsed) -> &'static str {
     match p {
         Parsed::OutOfChoice => "out of choice",
         Parsed::Choice(i) if i == ex.label => "correct",

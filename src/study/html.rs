@@ -170,6 +170,7 @@ pub fn render(r: &Report) -> String {
         let statuses: Vec<String> = s.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect();
         let _ = writeln!(o, "<p class=\"meta\">Records: {}.</p>\n</section>", escape(&statuses.join(", ")));
     }
+    super::items_html::render(&mut o, &r.changes);
     o.push_str("<h2>Methods</h2>\n");
     for para in &r.methods_text {
         let _ = writeln!(o, "<p>{}</p>", escape(para));

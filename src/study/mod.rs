@@ -28,6 +28,8 @@ pub mod example;
 pub mod format;
 pub mod html;
 pub mod inputs;
+pub mod items;
+pub mod items_html;
 pub mod logs;
 pub mod methods_text;
 pub mod plan;

@@ -62,6 +62,8 @@ pub struct Report {
     pub methods_text: Vec<String>,
     pub limitations: Vec<String>,
     pub references: Vec<super::methods_text::Citation>,
+    /// What changed between the models, item by item (`study::items`).
+    pub changes: super::items::Changes,
 }
 
 /// The models in report order: the study's targets under their report names (unique, see
@@ -176,6 +178,7 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         methods_text: vec![],
         limitations: vec![],
         references: super::methods_text::references(&s.study),
+        changes: super::items::Changes::of(&super::items::of(inputs, &s.records, &s.study.methods.used(), &names)),
     };
     report.methods_text = super::methods_text::methods(s, inputs, &report);
     report.limitations = super::methods_text::limitations(s, &report);
