@@ -1,7 +1,16 @@
 // Small DOM helpers. Everything that may come from a model response or an uploaded file
 // goes through textContent here; nothing in the page assigns innerHTML.
 
-/** Creates an element. `props.text` becomes textContent; other keys are attributes, except
+// Bidirectional controls (embeddings, overrides, isolates, marks) in text a model or a user
+// wrote would reorder the page's own words after them ("gpt-4\u202E answered" reversed):
+// shown escaped instead, as [U+202E], as the HTML report and the CSV exports do.
+const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+
+/** `text` with every bidirectional control written visibly as [U+XXXX]. */
+export const plain = (text) =>
+  String(text).replace(BIDI, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}]`);
+
+/** Creates an element. `props.text` becomes textContent (bidirectional controls escaped); other keys are attributes, except
  *  the few listed as properties. Event-handler attributes are refused outright. */
 const PROPERTIES = new Set(["value", "checked", "selected", "disabled", "hidden", "readOnly"]);
 
@@ -10,14 +19,14 @@ export function el(tag, props = {}, ...children) {
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (/^on/i.test(key)) throw new Error(`el: refusing event attribute ${key}`);
-    if (key === "text") node.textContent = String(value);
+    if (key === "text") node.textContent = plain(value);
     else if (key === "class") node.className = value;
     else if (PROPERTIES.has(key)) node[key] = value;
-    else node.setAttribute(key, String(value));
+    else node.setAttribute(key, plain(value));
   }
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.append(child instanceof Node ? child : document.createTextNode(plain(child)));
   }
   return node;
 }

@@ -142,10 +142,11 @@ function startMirror() {
   if (existsSync(REAL)) files.set(new URL(CATALOGUE.datasets[0].files[0].url).pathname, readFileSync(REAL));
   if (LANGBITE_EN && existsSync(LANGBITE_REF)) files.set(new URL(LANGBITE_EN.url).pathname, readFileSync(LANGBITE_REF));
   const served = [];
+  const mirror = { streamed: 0 };
   const server = http.createServer((req, res) => {
     let p = new URL(req.url, MIRROR).pathname;
     let mode = "ok";
-    for (const m of ["tampered", "nocors"]) {
+    for (const m of ["tampered", "nocors", "endless"]) {
       if (p.startsWith(`/${m}/`)) {
         mode = m;
         p = p.slice(m.length + 1);
@@ -153,6 +154,22 @@ function startMirror() {
     }
     served.push(`${mode} ${p}`);
     const cors = mode === "nocors" ? {} : { "access-control-allow-origin": "*" };
+    if (mode === "endless") {
+      // A body without end (no Content-Length): stops when the page hangs up, or at 256 MB.
+      res.writeHead(200, { ...cors, "content-type": "application/octet-stream" });
+      const chunk = Buffer.alloc(1 << 16, 0x61);
+      let sent = 0;
+      const more = () => {
+        while (sent < 256 << 20 && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return res.once("drain", more);
+        }
+        res.end();
+      };
+      res.on("close", () => { mirror.streamed = sent; });
+      more();
+      return;
+    }
     const body = files.get(p);
     if (!body) {
       res.writeHead(404, cors);
@@ -164,11 +181,11 @@ function startMirror() {
     res.writeHead(200, { ...cors, "content-type": "application/octet-stream", "content-length": String(out.length) });
     res.end(out);
   });
-  return new Promise((resolve) => server.listen(MIRROR_PORT, "127.0.0.1", () => resolve({
+  return new Promise((resolve) => server.listen(MIRROR_PORT, "127.0.0.1", () => resolve(Object.assign(mirror, {
     served,
     put: (url, bytes) => files.set(new URL(url).pathname, bytes),
     stop: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  })));
+  }))));
 }
 
 async function openDatasets(page, base = MIRROR) {
@@ -396,8 +413,11 @@ test("8. an unpinned file: fetched only when allowed, labelled UNVERIFIED, held 
     await ses.getByRole("button", { name: "Load" }).click();
     await expect(ses).toHaveAttribute("data-state", "stored");
     await expect(ses).toContainText("UNVERIFIED");
-    const record = await page.evaluate((url) => JSON.parse(localStorage.getItem("evenhand-datasets-trust-v1"))[url], UNPINNED_URL);
-    expect(record).toMatchObject({ sha256: sha256(UNPINNED), bytes: UNPINNED.length });
+    // Trusted as the mirror's copy: recorded under the mirror's origin, and labelled with it.
+    const record = await page.evaluate((key) => JSON.parse(localStorage.getItem("evenhand-datasets-trust-v1"))[key],
+      `${MIRROR} ${UNPINNED_URL}`);
+    expect(record).toMatchObject({ sha256: sha256(UNPINNED), bytes: UNPINNED.length, served_by: MIRROR });
+    await expect(ses).toContainText(`served by the mirror ${MIRROR}`);
     await shot(page, "datasets-unverified");
 
     // Opened and scored: the message says UNVERIFIED.
@@ -415,6 +435,39 @@ test("8. an unpinned file: fetched only when allowed, labelled UNVERIFIED, held 
     await expect(card.locator(".alert")).toContainText(sha256(UNPINNED));
     await expect(card.locator(".alert")).toContainText(sha256(changed));
     await expect(card.locator(".alert")).toContainText("not those of its first fetch");
+  } finally {
+    await mirror.stop();
+  }
+});
+
+// Regression (issue 28): a mirror streaming without end grew the page to ~10 GB; a file fetched
+// through a mirror was trusted as the upstream's.
+test("9. a mirror that streams without end is cut off one byte past the pinned size; a mirror's trust is its own", async ({ page }) => {
+  const mirror = await startMirror();
+  try {
+    await openDatasets(page, `${MIRROR}/endless`);
+    const age = row(page, "fixture-age", "Age");
+    await age.getByRole("button", { name: "Load" }).click();
+    await expect(age).toHaveAttribute("data-state", "refused");
+    const card = page.locator("#dataset-fixture-age");
+    await expect(card.locator(".alert")).toContainText(`the server sent more than ${AGE.length} bytes`);
+    await expect(card.locator(".alert")).toContainText("nothing was kept");
+    expect(await cached(page)).toEqual([]);
+    // The page hung up long before the server's 256 MB.
+    await expect.poll(() => mirror.streamed).toBeGreaterThan(0);
+    expect(mirror.streamed).toBeLessThan(64 << 20);
+
+    // An unpinned file trusted through the mirror is not trusted without it.
+    await openDatasets(page);
+    const ses = row(page, "fixture-age", "SES");
+    await page.locator("#dataset-fixture-age").getByLabel("Allow unverified downloads for this dataset").check();
+    await ses.getByRole("button", { name: "Load" }).click();
+    await expect(ses).toHaveAttribute("data-state", "stored");
+    await page.route("**/data/catalogue.json", (route) => route.fulfill({ json: CATALOGUE }));
+    await open(page, "./");
+    await tab(page, "Datasets");
+    await expect(page.locator("#panel-datasets")).toHaveAttribute("data-ready", "1");
+    await expect(ses).toContainText("not pinned: unverified download");
   } finally {
     await mirror.stop();
   }

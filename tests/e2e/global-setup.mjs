@@ -28,6 +28,10 @@ export default function globalSetup() {
   writeFileSync(`${FIXTURES}/byurl/bundle.json`,
     JSON.stringify({ ...bundle, experiment: null, records: null, records_url: "records.jsonl" }, null, 2));
   cpSync(`${FIXTURES}/seed7/records.jsonl`, `${FIXTURES}/byurl/records.jsonl`);
+  // One whose records_url answers an empty object: an error, not "0 records".
+  writeFileSync(`${FIXTURES}/byurl/empty-bundle.json`,
+    JSON.stringify({ ...bundle, experiment: null, records: null, records_url: "empty.json" }, null, 2));
+  writeFileSync(`${FIXTURES}/byurl/empty.json`, "{}");
 
   rmSync("target/subpath-root", { recursive: true, force: true });
   mkdirSync(SUBPATH, { recursive: true });

@@ -76,6 +76,44 @@ test("6b. a bad experiment is reported in place", async ({ page }) => {
   await expect(page.locator("#run-status")).toHaveText(`The simulated model answered ${nativeAnalysis().records / 10} prompts.`);
 });
 
+// Regression (issue 28): a bundle's records_url made the browser GET any address unasked, and
+// an answer of {} opened as "0 records".
+test("7b. a records_url on another site is fetched only when the visitor agrees; {} is an error", async ({ page }) => {
+  const asked = [];
+  page.on("request", (r) => { if (r.url().includes("/byurl/records.jsonl") || r.url().includes("/byurl/empty.json")) asked.push(r.url()); });
+  await open(page, `./?bundle=${FIX}/cors/byurl/bundle.json`);
+  const dialog = page.getByRole("dialog", { name: "Fetch this bundle's records from another site?" });
+  await expect(dialog).toContainText(`${FIX}/cors/byurl/records.jsonl`);
+  await dialog.getByRole("button", { name: "Don't fetch" }).click();
+  const notice = page.locator("#notice");
+  await expect(notice).toContainText("you chose not to fetch them");
+  await expect(notice).toContainText("The built-in demo is shown instead.");
+  expect(asked).toEqual([]);
+
+  await open(page, `./?bundle=${FIX}/cors/byurl/empty-bundle.json`);
+  await dialog.getByRole("button", { name: "Fetch the records" }).click();
+  await expect(notice).toHaveAttribute("role", "alert");
+  await expect(notice).toContainText("empty.json: no row could be loaded");
+  await expect(page.locator("#source")).toContainText("seed 42");
+
+  // The address rule, as the page applies it.
+  const rule = await page.evaluate(async () => {
+    const { isPrivateHost } = await import("./bundles.js");
+    return ["127.0.0.1", "localhost", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "[::1]",
+      "[fd00::1]", "[::ffff:7f00:1]", "printer.local", "example.org", "8.8.8.8", "172.32.0.1", "[2001:db8::1]"]
+      .map((h) => isPrivateHost(h));
+  });
+  expect(rule).toEqual([true, true, true, true, true, true, true, true, true, true, false, false, false, false]);
+
+  // Regression (issue 28): bidirectional controls in a file or model name reordered the page's
+  // own words after them; the page shows them escaped.
+  await tab(page, "Upload");
+  await page.getByLabel("Load a bundle").setInputFiles({ name: "gpt\u202Emodel.json", mimeType: "application/json",
+    buffer: Buffer.from("not a bundle") });
+  await expect(page.locator("#bundle-result")).toContainText("gpt[U+202E]model.json");
+  expect(await page.locator("#bundle-result").textContent()).not.toContain("\u202E");
+});
+
 test("7. ?bundle=<url> opens a bundle; CORS and 404 failures are explained", async ({ page }) => {
   const native = nativeAnalysis();
   await open(page, `./?bundle=${FIX}/cors/demo/bundle.json`);
@@ -89,8 +127,11 @@ test("7. ?bundle=<url> opens a bundle; CORS and 404 failures are explained", asy
   await expect(page.locator("#source")).toContainText("seed 7, 3 samples per case");
   await expect.poll(() => recordCount(page)).toBe(seed7.records);
 
-  // Records fetched from the bundle's records_url (relative to the bundle).
+  // Records fetched from the bundle's records_url (relative to the bundle), on another site
+  // than the page's: only once the visitor says so.
   await open(page, `./?bundle=${FIX}/cors/byurl/bundle.json`);
+  await page.getByRole("dialog", { name: "Fetch this bundle's records from another site?" })
+    .getByRole("button", { name: "Fetch the records" }).click();
   await expect(page.locator("#notice")).toContainText("reproduced identically");
   await expect(page.locator("#source")).toHaveText(`Source: the bundle ${FIX}/cors/byurl/bundle.json`);
   await expect.poll(() => recordCount(page)).toBe(seed7.records);

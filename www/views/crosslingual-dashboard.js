@@ -1,7 +1,7 @@
 // The Cross-lingual dashboard: refusal rates with Wilson intervals (chart and table), the
 // McNemar heatmaps (language x language for one topic, and pairs x topics), the table of pair
 // tests of a chosen family, detector agreement and the review sample. Everything is text.
-import { $, el, percent, plural, setSvg } from "../dom.js";
+import { $, el, percent, plural, setSvg, plain } from "../dom.js";
 
 const ALL = "";
 const fmtP = (p) => (p == null || Number.isNaN(p) ? "–" : p < 0.001 ? p.toExponential(1) : p.toFixed(3));
@@ -91,7 +91,7 @@ export function createCrosslingualDashboard() {
     const pairs = [];
     for (let i = 0; i < langs.length; i++) for (let j = i + 1; j < langs.length; j++) pairs.push([langs[i], langs[j]]);
     const t2 = $("crosslingual-heat-topics");
-    t2.querySelector("caption").textContent = `Language pairs × topics, model ${model}: ▲ the first language of the pair refuses more`;
+    t2.querySelector("caption").textContent = `Language pairs × topics, model ${plain(model)}: ▲ the first language of the pair refuses more`;
     t2.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: "pair" }),
       report.topics.map((tp) => el("th", { scope: "col", text: tp }))));
     t2.querySelector("tbody").replaceChildren(...pairs.map(([a, b]) => el("tr", {}, el("th", { scope: "row", text: `${a}–${b}` }),

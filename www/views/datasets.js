@@ -62,6 +62,7 @@ export async function createDatasets(call) {
     b.addEventListener("click", () => showTab(/** @type {HTMLElement} */ (b).dataset.showTab));
   }
   const mirror = store.mirrorBase();
+  const mirrorOrigin = mirror ? store.servedBy("https://raw.githubusercontent.com/", mirror) || mirror : "";
   if (mirror) {
     showIn($("datasets-mirror"), el("p", { text: `Files are fetched from the mirror ${mirror} (set by ?datasets-base=), ` +
       "in place of https://raw.githubusercontent.com; their hashes are checked all the same." }));
@@ -116,11 +117,15 @@ export async function createDatasets(call) {
     let bytes = 0;
     for (const c of cards) {
       for (const [f, row] of c.rows) {
-        const kept = urls.has(f.url) || loaded.has(f.url);
+        const key = f.cacheUrl ?? f.url;
+        const kept = urls.has(key) || loaded.has(f.url);
         if (kept) {
           files++;
           bytes += f.bytes ?? 0;
         }
+        // A copy a mirror served says so, wherever the file is shown as kept.
+        const from = urls.get(key) || (loaded.has(f.url) ? f.servedBy : "");
+        row.servedBy = from && from !== new URL(f.url).origin ? from : "";
         setState(row, kept ? "stored" : marks.get(f.url) ?? "absent");
       }
     }
@@ -136,7 +141,8 @@ export async function createDatasets(call) {
       ? { stored: "kept, UNVERIFIED (trust on first use)", absent: "not pinned: unverified download", loading: "loading…",
         refused: "changed since first fetch", unreachable: NO_ANSWER }
       : { stored: "kept, verified", absent: "not loaded", loading: "loading…", refused: "refused", unreachable: NO_ANSWER };
-    row.querySelector(".state").textContent = text ?? label[state] ?? state;
+    const via = state === "stored" && row.servedBy ? ` (served by the mirror ${row.servedBy})` : "";
+    row.querySelector(".state").textContent = text ?? (label[state] ?? state) + via;
     row.querySelector(".load").hidden = state === "stored";
     row.querySelector(".remove").hidden = state !== "stored";
     row.querySelector(".save").hidden = state !== "stored";
@@ -151,7 +157,7 @@ export async function createDatasets(call) {
       // First use of a file the catalogue could not pin: its sha256 and size become the pin.
       if (!f.allowed()) throw new Error(`${f.name} is not pinned by the catalogue: tick "Allow unverified downloads" to fetch it.`);
       const { data, sha256 } = await store.fetchUnverified(store.sourceUrl(f.url, mirror), progress);
-      store.trust(f.url, sha256, data.length);
+      store.trust(f.url, sha256, data.length, f.servedBy);
       Object.assign(f, { sha256, bytes: data.length });
       if (!(await store.store(f, data))) loaded.set(f.url, data);
       return data;
@@ -165,10 +171,16 @@ export async function createDatasets(call) {
     const pinned = d.files ?? [];
     // Files the catalogue names but could not pin (no published size or sha256): offered as
     // unverified downloads behind a checkbox, pinned by their first fetch (trust on first use).
-    const records = store.trustRecords();
+    // Trust on first use is per host: a mirror's copy is kept under the mirror's URL, with
+    // the mirror's own record, and never stands for the upstream file.
     const allow = el("input", { type: "checkbox", id: `datasets-${d.name}-allow-unverified`.replace(/[^\w-]/g, "_") });
-    const unpinnedFiles = (d.unpinned_files ?? []).map((u) => ({ ...u, unverified: true, allowed: () => allow.checked,
-      sha256: records[u.url]?.sha256 ?? null, bytes: records[u.url]?.bytes ?? null }));
+    const unpinnedFiles = (d.unpinned_files ?? []).map((u) => {
+      const servedBy = store.servedBy(u.url, mirror);
+      const record = store.trustRecord(u.url, servedBy);
+      return { ...u, unverified: true, allowed: () => allow.checked, servedBy,
+        cacheUrl: mirror ? store.sourceUrl(u.url, mirror) : undefined,
+        sha256: record?.sha256 ?? null, bytes: record?.bytes ?? null };
+    });
     const files = [...pinned, ...unpinnedFiles];
     const total = pinned.reduce((n, f) => n + (f.bytes ?? 0), 0);
     const languages = (d.languages ?? []).map((l) => `${languageNames(l)} (${l})`).join(", ");
@@ -259,7 +271,7 @@ export async function createDatasets(call) {
         const kept = await store.storedUrls();
         for (const f of list) {
           const row = rows.get(f);
-          if (kept.has(f.url) || loaded.has(f.url)) {
+          if (kept.has(f.cacheUrl ?? f.url) || loaded.has(f.url)) {
             done += f.bytes ?? 0;
             continue;
           }
@@ -280,8 +292,9 @@ export async function createDatasets(call) {
         }
         const unverified = list.filter((f) => f.unverified).length;
         status.textContent = `${plural(list.length, "file")} kept` + (unverified
-          ? `, ${unverified} of them UNVERIFIED (not pinned by the catalogue; checked against their first fetch).`
-          : ", verified.");
+          ? `, ${unverified} of them UNVERIFIED (not pinned by the catalogue; checked against their first fetch` +
+            (mirror ? ` from the mirror ${mirrorOrigin}` : "") + ")."
+          : ", verified.") + (mirror && !unverified ? ` Served by the mirror ${mirrorOrigin}.` : "");
         return true;
       } catch {
         status.textContent = "";
@@ -302,6 +315,9 @@ export async function createDatasets(call) {
           el("dl", { class: "hashes" }, el("dt", { text: "URL" }), el("dd", {}, code(err.url)),
             el("dt", { text: "sha256 expected" }), el("dd", {}, code(err.expected)),
             el("dt", { text: "sha256 received" }), el("dd", {}, code(err.actual)))));
+      } else if (err instanceof store.TooLong) {
+        marks.set(f.url, "refused");
+        showIn(problem, alert(el("p", { text: `${f.name} was refused: ${err.message}` })));
       } else if (err instanceof store.Unreachable) {
         marks.set(f.url, "unreachable");
         showIn(problem, uploadFallback(f, err));
@@ -327,7 +343,7 @@ export async function createDatasets(call) {
           if (f.unverified && !f.sha256) {
             // First use of an unpinned file: the upload becomes its pin, as a download would.
             const sha256 = await store.sha256Hex(data);
-            store.trust(f.url, sha256, data.length);
+            store.trust(f.url, sha256, data.length, f.servedBy);
             Object.assign(f, { sha256, bytes: data.length });
           }
           await store.check(file.name, data, f.sha256);
@@ -475,9 +491,10 @@ export async function createDatasets(call) {
       const what = list.map((f) => f.name).join(", ");
       const narrowed = k.dropped ? ` (${k.kept} of ${examples} kept by the selection)` : "";
       const unverified = list.filter((f) => f.unverified).map((f) => f.name);
+      const via = mirror ? ` Served by the mirror ${mirrorOrigin}.` : "";
       return `${d.name}: ${what}: ${plural(k.kept, "example")}${narrowed}, from the catalogue, ` + (unverified.length
         ? `UNVERIFIED: ${unverified.join(", ")} not pinned by the catalogue (checked against their first fetch only).`
-        : "verified.");
+        : "verified.") + via;
     }
 
     const act = (button, after) => button.addEventListener("click", () => busy(button, async () => {

@@ -1,5 +1,5 @@
 // The Results tab: summary, chart, group table, grouping settings and the paged records.
-import { $, el, errorMessage, percent, setSvg, showIn } from "../dom.js";
+import { $, el, errorMessage, percent, setSvg, showIn, plain } from "../dom.js";
 
 const PAGE = 25;
 
@@ -97,7 +97,7 @@ export function createResults(call, groupFields) {
   async function render() {
     const view = await call("view");
     const a = view.analysis;
-    $("source").textContent = describeSource(view.source);
+    $("source").textContent = plain(describeSource(view.source));
     renderSummary(a);
     setSvg($("chart"), view.chart_svg, chartAlt(a));
     renderGroups(a);

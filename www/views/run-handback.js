@@ -3,7 +3,7 @@
 // replies (into the Cross-lingual session as judge verdicts), and a cross-lingual chat run's
 // records (the session's records). Shown under the run's progress; the
 // buttons work on what is stored so far, so a partial run can be used too.
-import { $, busy, download, el, errorMessage, plural, showIn } from "../dom.js";
+import { $, busy, download, el, errorMessage, plural, showIn, plain } from "../dom.js";
 import { bbqDataChanged, requirementsDataChanged, crosslingualDataChanged } from "../handover.js";
 
 /** `runCall` talks to the run worker, `call` to the analysis worker (the Cross-lingual session).
@@ -22,7 +22,7 @@ export function createHandback(runCall, call) {
     if (!b || !b.ids.length) throw new Error(`No vectors of ${model} are stored yet.`);
     const n = await call("crosslingualUseEmbeddingRun", b);
     const message = `${plural(n, "response")} got a vector of ${model} from the Run tab (${b.vectors[0].length} numbers each).`;
-    status.textContent = message;
+    status.textContent = plain(message);
     crosslingualDataChanged(message);
   }
 
@@ -31,7 +31,7 @@ export function createHandback(runCall, call) {
     if (!text.trim()) throw new Error("No record is answered or failed yet.");
     const s = await call("crosslingualLoadRecords", "run-records.jsonl", new TextEncoder().encode(text));
     const message = `${plural(s.used, "record")} of the run are the Cross-lingual tab's records now.`;
-    status.textContent = message;
+    status.textContent = plain(message);
     crosslingualDataChanged(message);
   }
 
@@ -42,7 +42,7 @@ export function createHandback(runCall, call) {
     const message = `${plural(s.verdicts, "judge verdict")} from ${s.models.join(", ")}` +
       (s.unreadable ? `; ${plural(s.unreadable, "reply", "replies")} not exactly REFUSAL or ANSWER (listed as problems)` : "") +
       (s.failed ? `; ${plural(s.failed, "call")} without a reply` : "") + ".";
-    status.textContent = message;
+    status.textContent = plain(message);
     crosslingualDataChanged(message);
   }
 
@@ -66,7 +66,7 @@ export function createHandback(runCall, call) {
     if (!text.trim()) throw new Error("No record is answered or failed yet.");
     const s = await call("bbqAddPredictions", "run-records.jsonl", new TextEncoder().encode(text), "records");
     const message = `${plural(s.predictions, "answer")} of the run are scored in the Benchmarks tab.`;
-    status.textContent = message;
+    status.textContent = plain(message);
     bbqDataChanged({ message, answers: true });
   }
 

@@ -1,6 +1,6 @@
 // The Run tab's live part: progress bar, counts, speed, ETA, tokens and cost, each target's
 // state (in flight, paused after a 429, last error or the CORS advice), and the failures.
-import { $, el, plural } from "../dom.js";
+import { $, el, plural, plain } from "../dom.js";
 
 const seconds = (s) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.max(0, Math.round(s))} s`);
 
@@ -23,7 +23,7 @@ export function renderProgress(p) {
     + ` · ${p.tokens_in} tokens in, ${p.tokens_out} out${cost} · ${p.retries} retries · ${seconds(p.elapsed_s)} running`;
 
   $("run-live-error").hidden = !p.store_error;
-  $("run-live-error").textContent = p.store_error ?? "";
+  $("run-live-error").textContent = plain(p.store_error ?? "");
 
   $("run-targets-status").tBodies[0].replaceChildren(...p.targets.map((t) => {
     let state = t.in_flight ? `${t.in_flight} of ${t.concurrency} in flight` : "idle";

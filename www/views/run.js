@@ -1,7 +1,7 @@
 // The Run tab: plan a run against LLM providers, confirm it, start it in the run worker
 // (www/run-worker.js), follow its progress, pause / resume / cancel / retry the failed calls,
 // analyze the records so far, export them, and resume a run a reload interrupted.
-import { $, el, busy, download, errorMessage, plural, showIn } from "../dom.js";
+import { $, el, busy, download, errorMessage, plural, showIn, plain } from "../dom.js";
 import { connect } from "../rpc.js";
 import { keysFor, remembered, setKey, setRemember } from "../keys.js";
 import { createRunForm } from "./run-form.js";
@@ -60,7 +60,7 @@ export async function createRun(call, analyzed, engine) {
   let handed = null;
   onRunCases((cases) => {
     handed = cases;
-    $("run-handed-text").textContent = cases.label;
+    $("run-handed-text").textContent = plain(cases.label);
     $("run-source-handed-label").hidden = false;
     $("run-source-handed").checked = true;
     showIn(planError);
