@@ -92,6 +92,7 @@ fn bbq_reads(inputs: &Inputs, records: &[Record]) -> Reads {
             line: 0,
             by_likelihood: false,
             file: String::new(),
+            category: String::new(),
         };
         let (parsed, how) = read_answer(ex, &p);
         let read = match parsed {

@@ -139,6 +139,9 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         }
     }
     let named: Vec<(String, &crate::record::Record)> = s.records.iter().map(|r| (s.name_of(r), r)).collect();
+    // The item table pairs targets as the sections do: by report name, never by model name alone.
+    let renamed: Vec<crate::record::Record> =
+        named.iter().map(|(n, r)| crate::record::Record { model: n.clone(), ..(*r).clone() }).collect();
     let models = order
         .iter()
         .filter(|(_, m, _)| named.iter().any(|(n, _)| n == m))
@@ -178,7 +181,7 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         methods_text: vec![],
         limitations: vec![],
         references: super::methods_text::references(&s.study),
-        changes: super::items::Changes::of(&super::items::of(inputs, &s.records, &s.study.methods.used(), &names)),
+        changes: super::items::Changes::of(&super::items::of(inputs, &renamed, &s.study.methods.used(), &names)),
     };
     report.methods_text = super::methods_text::methods(s, inputs, &report);
     report.limitations = super::methods_text::limitations(s, &report);
