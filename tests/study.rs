@@ -500,3 +500,37 @@ fn repeated_record_ids_are_reported_at_load_and_reconciled_in_the_report() {
         r.methods_text
     );
 }
+
+#[test]
+fn paired_replicates_are_raised_until_a_real_difference_can_survive_the_family() {
+    // The five-model case scaled down: 100 replicates put a bootstrap p at or above
+    // 2/101, which Holm over the family lifts above alpha, so no bootstrap comparison could differ.
+    let text = fixture::PARITY
+        .replace("\"openai:gpt-4o-mini\"", "\"simulated:skewed\"")
+        .replace("\"correction\": \"bh\"", "\"correction\": \"holm\"")
+        .replace("\"replicates\": 200", "\"replicates\": 100");
+    let mut s = study::Session::open("parity.json", &text).unwrap();
+    s.simulate().unwrap();
+    let r = s.report("T").unwrap();
+    let f = &r.family;
+    assert!(f.bootstrap_comparisons > 0);
+    let floor_at_100 = 2.0 / 101.0;
+    assert!(floor_at_100 * f.size as f64 > f.alpha, "at 100 replicates no bootstrap comparison could differ");
+    assert!(f64::from(f.paired_replicates) >= 20.0 * f.size as f64 / f.alpha, "{f:?}");
+    assert_eq!(f.paired_replicates % 1000, 0);
+    let floor = f.smallest_p.unwrap();
+    assert!((floor - 2.0 / (f64::from(f.paired_replicates) + 1.0)).abs() < 1e-15);
+    assert!(f.smallest_adjusted_p.unwrap() < f.alpha / 5.0, "{f:?}");
+    let bbq = r.sections.iter().find(|x| x.method == "bbq").unwrap();
+    let c = bbq.comparisons.iter().find(|c| c.figure == "diff-bias · ambiguous").unwrap();
+    assert!(c.p_value < floor_at_100, "{c:?}");
+    assert!(c.significant, "the skewed profile's ambiguous diff-bias now differs: {c:?}");
+    assert!(f.replicates_note.contains("the study asked for 100; raised"), "{}", f.replicates_note);
+    assert!(f.replicates_note.contains("Holm's correction over"), "{}", f.replicates_note);
+    let stats = r.methods_text.iter().find(|p| p.starts_with("Statistics:")).unwrap();
+    assert!(stats.contains(&format!("{} resamples", f.paired_replicates)), "{stats}");
+    let html = study::html::render(&r);
+    assert!(html.contains("smallest p a paired bootstrap can give"));
+    // Enough asked for already: nothing is raised.
+    assert_eq!(study::report::paired_replicates(50_000, f.size, f.alpha, Default::default()), 50_000);
+}

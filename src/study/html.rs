@@ -150,6 +150,7 @@ pub fn render(r: &Report) -> String {
         r.family.alpha,
         r.family.significant
     );
+    let _ = writeln!(o, "<p id=\"replicates-note\">{}</p>", escape(&r.family.replicates_note));
     for s in &r.sections {
         let _ = writeln!(
             o,

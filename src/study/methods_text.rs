@@ -244,13 +244,13 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
     }
     let stt = &st.statistics;
     out.push(format!(
-        "Statistics: rates carry {:.0} % {} intervals ({}) and, beside them, a cluster-robust interval ({}'s on the effective sample size n / design effect, the design effect from the CR1 cluster-robust variance over templates or questions; {}). Paired differences between models use McNemar's exact test on per-item outcomes (McNemar 1947; statsmodels convention) for pass/fail and refusals, and a paired percentile bootstrap resampling template groups (BBQ) or contexts (divergence), {} resamples, seed {}. All {} comparisons form one family, corrected with {} ({}) at alpha = {}. The power note is the smallest difference a two-sided two-proportion test on the same number of items detects with 80 % power, by seeded simulation.",
+        "Statistics: rates carry {:.0} % {} intervals ({}) and, beside them, a cluster-robust interval ({}'s on the effective sample size n / design effect, the design effect from the CR1 cluster-robust variance over templates or questions; {}). Paired differences between models use McNemar's exact test on per-item outcomes (McNemar 1947; statsmodels convention) for pass/fail and refusals, and a paired percentile bootstrap resampling template groups (BBQ) or contexts (divergence), {} resamples, seed {}. All {} comparisons form one family, corrected with {} ({}) at alpha = {}. The power note is the smallest difference a two-sided two-proportion test on the same number of items detects with 80 % power, by seeded simulation. {}",
         stt.confidence.get() * 100.0,
         stt.interval.title(),
         interval_key(stt.interval),
         stt.interval.title(),
         crate::stats::cluster::METHOD.replace("wilson", stt.interval.as_str()),
-        stt.replicates,
+        report.family.paired_replicates,
         st.seeds.statistics,
         report.family.size,
         match stt.correction {
@@ -259,7 +259,8 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
             crate::stats::correction::Family::None => "no correction",
         },
         stt.correction.controls(),
-        stt.alpha
+        stt.alpha,
+        report.family.replicates_note
     ));
     out
 }

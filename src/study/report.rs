@@ -39,6 +39,36 @@ pub struct FamilyNote {
     pub size: usize,
     pub alpha: f64,
     pub significant: usize,
+    /// Comparisons in the family that are paired bootstraps (the rest are McNemar's exact test).
+    pub bootstrap_comparisons: usize,
+    /// The replicates the paired bootstraps drew: the study's, raised by
+    /// [`paired_replicates`] when the family needs more.
+    pub paired_replicates: u32,
+    /// The smallest p a paired bootstrap can give, 2 / (B + 1); None without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smallest_p: Option<f64>,
+    /// That p after the family's correction when it is the family's smallest (m × p for Holm
+    /// and Benjamini-Hochberg, capped at 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smallest_adjusted_p: Option<f64>,
+    /// The two lines above in words, for the report and its methods text.
+    pub replicates_note: String,
+}
+
+/// How far below alpha the smallest attainable adjusted p must fall: B >= FLOOR_FACTOR x m / alpha
+/// puts a difference at the bootstrap's floor at about alpha / 10 after Holm over m comparisons.
+pub const FLOOR_FACTOR: f64 = 20.0;
+
+/// The paired bootstraps' replicates for a family of `size` comparisons at `alpha`: at least the
+/// study's `asked`, and at least FLOOR_FACTOR x size / alpha (size 1 without a correction),
+/// rounded up to a thousand and capped at the bootstrap's maximum. With fewer, a real
+/// difference whose every replicate lies on one side of 0 (p = 2 / (B + 1), the floor) can
+/// still come out "not different" after the correction, for want of replicates alone.
+pub fn paired_replicates(asked: u32, size: usize, alpha: f64, correction: crate::stats::correction::Family) -> u32 {
+    let m = if matches!(correction, crate::stats::correction::Family::None) { 1 } else { size.max(1) };
+    let need = (FLOOR_FACTOR * m as f64 / alpha / 1000.0).ceil() * 1000.0;
+    let need = if need.is_finite() { need.min(f64::from(crate::stats::paired::MAX_RESAMPLES)) as u32 } else { 0 };
+    asked.max(need)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,20 +117,17 @@ pub fn model_order(s: &Session) -> Vec<(String, String, bool)> {
     out
 }
 
-/// Builds the report of everything the session holds. `generated_at` is written as given.
-pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
-    let inputs = s.inputs()?;
-    let st = &s.study.statistics;
-    let settings = sections::Settings {
-        confidence: st.confidence,
-        alpha: st.alpha,
-        replicates: st.replicates,
-        seed: s.study.seeds.statistics,
-        correction: st.correction,
-        interval: st.interval,
-    };
-    let order = model_order(s);
-    let names: Vec<String> = order.iter().map(|(_, m, _)| m.clone()).collect();
+fn is_bootstrap(c: &Comparison) -> bool {
+    c.test.contains("bootstrap")
+}
+
+/// Every method's section, or the reason it has none.
+fn build_sections(
+    s: &Session,
+    inputs: &super::inputs::Inputs,
+    names: &[String],
+    settings: sections::Settings,
+) -> (Vec<Section>, Vec<Omitted>) {
     let mut sections: Vec<Section> = vec![];
     let mut omitted: Vec<Omitted> = vec![];
     for method in s.study.methods.used() {
@@ -110,10 +137,10 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             continue;
         }
         let section = match method {
-            "requirements" => sections::requirements(inputs, &records, &names, settings),
-            "bbq" => sections::bbq(inputs, &records, &names, settings),
-            "crosslingual" => sections::crosslingual(inputs, &records, &names, settings),
-            _ => sections::divergence(inputs, &records, &names, settings),
+            "requirements" => sections::requirements(inputs, &records, names, settings),
+            "bbq" => sections::bbq(inputs, &records, names, settings),
+            "crosslingual" => sections::crosslingual(inputs, &records, names, settings),
+            _ => sections::divergence(inputs, &records, names, settings),
         };
         match section {
             Ok(x) if x.figures.is_empty() => omitted.push(Omitted {
@@ -128,6 +155,44 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             Err(e) => omitted.push(Omitted { method: method.into(), reason: e.to_string() }),
         }
     }
+    (sections, omitted)
+}
+
+/// Builds the report of everything the session holds. `generated_at` is written as given.
+pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
+    let inputs = s.inputs()?;
+    let st = &s.study.statistics;
+    let settings = sections::Settings {
+        confidence: st.confidence,
+        alpha: st.alpha,
+        replicates: st.replicates,
+        paired_replicates: st.replicates,
+        seed: s.study.seeds.statistics,
+        correction: st.correction,
+        interval: st.interval,
+    };
+    let order = model_order(s);
+    let names: Vec<String> = order.iter().map(|(_, m, _)| m.clone()).collect();
+    // The family's size is known only once the sections are built; when it needs more paired
+    // replicates than the study asked for, the sections are built again with them (the size
+    // can only grow if a comparison undefined on few replicates becomes defined: hence a loop).
+    let mut b = st.replicates;
+    let (sections, omitted) = loop {
+        let (sections, omitted) =
+            build_sections(s, inputs, &names, sections::Settings { paired_replicates: b, ..settings });
+        let all = sections.iter().flat_map(|x| &x.comparisons);
+        let size = all.clone().count();
+        let want = if all.clone().any(is_bootstrap) {
+            paired_replicates(st.replicates, size, st.alpha, st.correction)
+        } else {
+            b
+        };
+        if want <= b {
+            break (sections, omitted);
+        }
+        b = want;
+    };
+    let mut sections = sections;
     // One family over every section's comparisons.
     let mut all: Vec<Comparison> = sections.iter().flat_map(|x| x.comparisons.clone()).collect();
     compare::correct(&mut all, st.correction, st.alpha);
@@ -158,6 +223,11 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             }
         })
         .collect();
+    let floor = all.iter().any(is_bootstrap).then(|| 2.0 / (f64::from(b) + 1.0));
+    let floor_adjusted = floor.map(|p| match st.correction {
+        crate::stats::correction::Family::None => p,
+        _ => (p * all.len() as f64).min(1.0),
+    });
     let study_json = serde_json::to_string(&s.study).unwrap_or_default();
     let mut report = Report {
         format: FORMAT.into(),
@@ -175,6 +245,11 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             size: all.len(),
             alpha: st.alpha,
             significant: all.iter().filter(|c| c.significant).count(),
+            bootstrap_comparisons: all.iter().filter(|c| is_bootstrap(c)).count(),
+            paired_replicates: b,
+            smallest_p: floor,
+            smallest_adjusted_p: floor_adjusted,
+            replicates_note: replicates_note(st, all.len(), b, floor, floor_adjusted),
         },
         sections,
         omitted,
@@ -186,4 +261,40 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
     report.methods_text = super::methods_text::methods(s, inputs, &report);
     report.limitations = super::methods_text::limitations(s, &report);
     Ok(report)
+}
+
+/// The replicates and the smallest attainable p in words.
+fn replicates_note(st: &Statistics, size: usize, b: u32, floor: Option<f64>, adjusted: Option<f64>) -> String {
+    let (Some(floor), Some(adjusted)) = (floor, adjusted) else {
+        return "No paired bootstrap: every comparison is McNemar's exact test, whose smallest p is 2 × 0.5^d for d discordant items.".into();
+    };
+    let raised = if b > st.replicates {
+        format!(
+            " (the study asked for {}; raised to at least {} × {size} comparisons / α = {} so that a difference at the bootstrap's floor still differs after the correction)",
+            st.replicates, FLOOR_FACTOR, st.alpha
+        )
+    } else {
+        String::new()
+    };
+    let after = match st.correction {
+        crate::stats::correction::Family::None => String::new(),
+        c => format!(
+            ", and {} over {size} comparisons makes that at least {} when it is the family's smallest",
+            if matches!(c, crate::stats::correction::Family::Holm) {
+                "Holm's correction"
+            } else {
+                "the Benjamini-Hochberg correction"
+            },
+            sig(adjusted)
+        ),
+    };
+    format!(
+        "Paired bootstraps drew {b} replicates{raised}. The smallest p a paired bootstrap can give is 2 / ({b} + 1) = {}{after}; McNemar's exact test has no fixed floor (2 × 0.5^d for d discordant items).",
+        sig(floor)
+    )
+}
+
+/// Two significant digits, for small p-values.
+fn sig(x: f64) -> String {
+    if x >= 0.01 { format!("{x:.3}") } else { format!("{x:.2e}") }
 }

@@ -44,7 +44,11 @@ pub enum SectionError {
 pub struct Settings {
     pub confidence: Confidence,
     pub alpha: f64,
+    /// The per-model bootstrap intervals' replicates (the study's setting).
     pub replicates: u32,
+    /// The paired bootstraps' replicates: the study's, raised by the report so that the
+    /// smallest attainable p survives the family's correction (`report::paired_replicates`).
+    pub paired_replicates: u32,
     pub seed: u64,
     pub correction: crate::stats::correction::Family,
     /// The rates' interval method (both the plain and the cluster-robust interval).
@@ -280,7 +284,8 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
                 let (x, y) = counts(idx);
                 (nan(metric(&x)), nan(metric(&y)))
             };
-            if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.replicates, s.confidence, s.seed, stat) {
+            if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.paired_replicates, s.confidence, s.seed, stat)
+            {
                 comparisons.push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", name, a, b, &bs) });
             }
         }
@@ -293,7 +298,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             }
             (ra as f64 / n as f64, rb as f64 / n as f64)
         };
-        if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.replicates, s.confidence, s.seed, stat) {
+        if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.paired_replicates, s.confidence, s.seed, stat) {
             comparisons
                 .push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", "accuracy · all", a, b, &bs) });
         }
@@ -500,7 +505,7 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
                 if nl == 0.0 || nw == 0.0 { f64::NAN } else { hl / nl - hw / nw }
             };
             let stat = |idx: &[usize]| (cd(idx, 0), cd(idx, 1));
-            if let Ok(bs) = paired::paired_bootstrap(&clusters, s.replicates, s.confidence, s.seed, stat) {
+            if let Ok(bs) = paired::paired_bootstrap(&clusters, s.paired_replicates, s.confidence, s.seed, stat) {
                 let name = format!("CD · {}", aa.aspect);
                 comparisons.push(Comparison {
                     test: format!("{} over contexts", bs.method),
@@ -539,6 +544,7 @@ mod tests {
             confidence: Confidence::default(),
             alpha: 0.05,
             replicates: 100,
+            paired_replicates: 100,
             seed: 1,
             correction: Default::default(),
             interval: Default::default(),

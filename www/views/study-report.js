@@ -160,6 +160,7 @@ function paired(r, sections) {
     el("h3", { id: "study-paired-title", text: "Paired comparisons between models" }),
     el("p", { id: "study-family", text: `${f.size} comparisons (model pairs × figures, all methods) form one family; `
       + `p-values are adjusted by ${f.correction}, which controls ${f.controls} at α = ${f.alpha}; ${f.significant} differ significantly.` }),
+    f.replicates_note ? el("p", { id: "study-replicates-note", class: "help", text: f.replicates_note }) : null,
     rows.length ? el("div", { class: "table-wrap" }, el("table", { id: "study-paired" },
       el("caption", { text: `Paired tests on the same items, p adjusted by ${f.correction}` }),
       el("thead", {}, el("tr", {}, ["Method", "Figure", "Models", "Difference", "Test", "n", "p", "p adjusted", "Significant", "Detectable at 80% power"]
