@@ -15,6 +15,7 @@
 //! - [`session`]: one open study (the page's and the CLI's);
 //! - [`example`]: the finished example study the home screen opens.
 
+pub mod breakdown;
 pub mod bundle;
 pub mod cases;
 pub mod chart;
@@ -33,6 +34,7 @@ pub mod profiles;
 pub mod report;
 pub mod sections;
 pub mod session;
+pub mod summary;
 
 pub use format::Study;
 pub use session::Session;

@@ -64,6 +64,11 @@ pub struct Report {
     pub references: Vec<super::methods_text::Citation>,
     /// What changed between the models, item by item (`study::items`).
     pub changes: super::items::Changes,
+    /// The answer to the question, from the comparisons (`study::summary`).
+    pub answer: super::summary::Summary,
+    /// Figures and paired differences per category and language (`study::breakdown`); their
+    /// comparisons are corrected as a family of their own.
+    pub breakdowns: Vec<super::breakdown::Breakdown>,
 }
 
 /// The models in report order: the study's targets, then any other model in the records.
@@ -149,6 +154,10 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             }
         })
         .collect();
+    let breakdowns = super::breakdown::of(inputs, &s.records, &names, settings);
+    let answered_by: Vec<Comparison> =
+        all.iter().cloned().chain(breakdowns.iter().flat_map(|b| b.comparisons.clone())).collect();
+    let omitted_reasons: Vec<(String, String)> = omitted.iter().map(|o| (o.method.clone(), o.reason.clone())).collect();
     let study_json = serde_json::to_string(&s.study).unwrap_or_default();
     let mut report = Report {
         format: FORMAT.into(),
@@ -173,6 +182,8 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         limitations: vec![],
         references: super::methods_text::references(&s.study),
         changes: super::items::Changes::of(&super::items::of(inputs, &s.records, &s.study.methods.used(), &names)),
+        answer: super::summary::of(&answered_by, &names, &omitted_reasons),
+        breakdowns,
     };
     report.methods_text = super::methods_text::methods(s, inputs, &report);
     report.limitations = super::methods_text::limitations(s, &report);
