@@ -123,6 +123,8 @@ const ops = {
   },
   logsAnalysis: (statistics) => harnessLogs().analysis(statistics ?? null, new Date().toISOString()),
   logsClear: () => harnessLogs().clear(),
+  /** One page of the item table of the logs' models (study::items::Query). */
+  logsItems: (query, statistics) => harnessLogs().items(query, statistics ?? null),
   settings: () => ws.settings(),
   setSettings: (settings) => ws.set_settings(settings),
   export: (format) => ws.export(format),
@@ -255,6 +257,8 @@ const ops = {
   studyReportHtml: () => study().report_html(reportTime ?? undefined),
   studyReportJson: () => study().report_json(reportTime ?? undefined),
   studyBundle: () => study().bundle(),
+  /** One page of the report's item table (study::items::Query). */
+  studyItems: (query) => study().items(query),
   studyShareFragment: () => study().share_fragment(),
   /** What the share link cannot carry (empty: the link rebuilds the report). */
   studyShareLacks: () => study().share_lacks(),

@@ -151,6 +151,7 @@ pub fn render(r: &Report) -> String {
         r.family.significant
     );
     let _ = writeln!(o, "<p id=\"replicates-note\">{}</p>", escape(&r.family.replicates_note));
+    super::summary::html(&mut o, &r.answer);
     for s in &r.sections {
         let _ = writeln!(
             o,
@@ -170,6 +171,14 @@ pub fn render(r: &Report) -> String {
         }
         let statuses: Vec<String> = s.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect();
         let _ = writeln!(o, "<p class=\"meta\">Records: {}.</p>\n</section>", escape(&statuses.join(", ")));
+    }
+    if !r.breakdowns.is_empty() {
+        o.push_str("<h2>Breakdowns</h2>\n<p>Per category and language, with the paired model differences; these comparisons are corrected as a family of their own.</p>\n");
+        for b in &r.breakdowns {
+            let _ = writeln!(o, "<h3>{} by {}</h3>", escape(&b.method), escape(&b.by));
+            figures_table(&mut o, &b.figures);
+            comparisons_table(&mut o, &b.comparisons);
+        }
     }
     super::items_html::render(&mut o, &r.changes);
     o.push_str("<h2>Methods</h2>\n");

@@ -18,6 +18,7 @@
 //!   run spec given for a study checked against it before the first call;
 //! - [`example`]: the finished example study the home screen opens.
 
+pub mod breakdown;
 pub mod budget;
 pub mod bundle;
 pub mod cases;
@@ -38,6 +39,7 @@ pub mod report;
 pub mod sections;
 pub mod session;
 pub mod spec_check;
+pub mod summary;
 pub mod targets;
 
 pub use format::Study;

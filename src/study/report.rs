@@ -94,6 +94,11 @@ pub struct Report {
     pub references: Vec<super::methods_text::Citation>,
     /// What changed between the models, item by item (`study::items`).
     pub changes: super::items::Changes,
+    /// The answer to the question, from the comparisons (`study::summary`).
+    pub answer: super::summary::Summary,
+    /// Figures and paired differences per category and language (`study::breakdown`); their
+    /// comparisons are corrected as a family of their own.
+    pub breakdowns: Vec<super::breakdown::Breakdown>,
 }
 
 /// The models in report order: the study's targets under their report names (unique, see
@@ -228,6 +233,10 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         crate::stats::correction::Family::None => p,
         _ => (p * all.len() as f64).min(1.0),
     });
+    let breakdowns = super::breakdown::of(inputs, &renamed, &names, settings);
+    let answered_by: Vec<Comparison> =
+        all.iter().cloned().chain(breakdowns.iter().flat_map(|b| b.comparisons.clone())).collect();
+    let omitted_reasons: Vec<(String, String)> = omitted.iter().map(|o| (o.method.clone(), o.reason.clone())).collect();
     let study_json = serde_json::to_string(&s.study).unwrap_or_default();
     let mut report = Report {
         format: FORMAT.into(),
@@ -257,6 +266,8 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         limitations: vec![],
         references: super::methods_text::references(&s.study),
         changes: super::items::Changes::of(&super::items::of(inputs, &renamed, &s.study.methods.used(), &names)),
+        answer: super::summary::of(&answered_by, &names, &omitted_reasons),
+        breakdowns,
     };
     report.methods_text = super::methods_text::methods(s, inputs, &report);
     report.limitations = super::methods_text::limitations(s, &report);

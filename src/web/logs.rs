@@ -62,6 +62,16 @@ impl HarnessLogs {
         crate::formats::write(&records, crate::formats::FileFormat::Jsonl)
     }
 
+    /// One page of the item table of the BBQ samples of two or more models (the study the logs
+    /// make, as `analysis` builds it): `query` as the study's `items`.
+    pub fn items(&self, query: JsValue, statistics: JsValue) -> Result<JsValue, JsValue> {
+        let q: crate::study::items::Query = super::from_js_or_default("query", query)?;
+        let st: Statistics = from_js_or_default("statistics", statistics)?;
+        let (_, rebuilt) = crate::study::logs::records(&self.logs);
+        let all = crate::study::items::all(&crate::study::logs::study(&rebuilt, &st)).map_err(failed)?;
+        to_js(&crate::study::items::select(&all, &q))
+    }
+
     /// The analysis (`study::logs::Analysis`); `statistics` is null or a study's statistics
     /// object. `generated_at` is written into the study report as given.
     pub fn analysis(&self, statistics: JsValue, generated_at: &str) -> Result<JsValue, JsValue> {

@@ -14,11 +14,14 @@ pub struct StudySession {
     /// The last report built, until the records change: the page shows it, then downloads its
     /// JSON and HTML, and building it is most of the cost.
     last: std::cell::RefCell<Option<Report>>,
+    /// Every item two models answered (`study::items::all`), until the records change: the
+    /// item table pages and filters it.
+    items: std::cell::RefCell<Option<Vec<study::items::Item>>>,
 }
 
 impl From<study::Session> for StudySession {
     fn from(core: study::Session) -> StudySession {
-        StudySession { core, last: std::cell::RefCell::new(None) }
+        StudySession { core, last: std::cell::RefCell::new(None), items: std::cell::RefCell::new(None) }
     }
 }
 
@@ -82,6 +85,7 @@ impl StudySession {
     /// the files still missing, as `missing`.
     pub fn add_file(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
         self.last.replace(None);
+        self.items.replace(None);
         self.core.add_file(name, bytes).map_err(study_failed)?;
         self.missing()
     }
@@ -120,12 +124,14 @@ impl StudySession {
                 .map_err(|message| failed(StudyError::Records { file: name.into(), message }))?,
         };
         self.last.replace(None);
+        self.items.replace(None);
         to_js(&self.core.add_records(name, bytes, method.as_deref(), origin).map_err(study_failed)?)
     }
 
     /// Answers the simulated targets (replacing their earlier records): {records}.
     pub fn simulate(&mut self) -> Result<JsValue, JsValue> {
         self.last.replace(None);
+        self.items.replace(None);
         let n = self.core.simulate().map_err(study_failed)?;
         to_js(&serde_json::json!({"records": n}))
     }
@@ -148,6 +154,18 @@ impl StudySession {
         let r = self.core.report(&at).map_err(study_failed)?;
         self.last.replace(Some(r.clone()));
         Ok(r)
+    }
+
+    /// One page of the item table: `query` is a `study::items::Query` ({pair, method, category,
+    /// language, condition, disagree, offset, limit}); the answer a `study::items::Page`.
+    pub fn items(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let q: study::items::Query = super::from_js_or_default("query", query)?;
+        if self.items.borrow().is_none() {
+            let all = study::items::all(&self.core).map_err(study_failed)?;
+            self.items.replace(Some(all));
+        }
+        let held = self.items.borrow();
+        to_js(&study::items::select(held.as_deref().unwrap_or_default(), &q))
     }
 
     /// The report (the struct `report.json` holds). `generated_at` defaults to now.

@@ -3,6 +3,7 @@
 // where the two scorings differ and why, the paired comparison of the models (the study built
 // from the logs: paired tests, corrected over the family) and the pass rates of graded results.
 import { $, el, problemList, showIn } from "../dom.js";
+import { createItemTable } from "./study-items.js";
 
 const num = (v) => (v === null || v === undefined || Number.isNaN(v) ? "–" : Number(v).toFixed(3));
 const withInterval = (e) => (e && e.value !== null && e.value !== undefined ? `${num(e.value)} [${num(e.low)}, ${num(e.high)}]` : "–");
@@ -72,6 +73,8 @@ export async function showHarnessLogs(call, logs) {
   showIn(body, logsTable(logs), el("p", { role: "status", class: "busy", text: "Scoring the logs…" }));
   const a = await call("logsAnalysis", null);
   showIn(body, logsTable(a.logs), ...(a.bbq ? bbqTables(a.bbq) : []), ...(a.graded ? gradedTables(a.graded) : []));
+  // Two or more models on BBQ: the items where they differ (the study the logs make).
+  if (a.bbq?.study) body.append(createItemTable((q) => call("logsItems", q, null), "logs-items"));
 }
 
 /** The "Forget these logs" button. @param {import("../rpc.js").AnalysisCall} call */

@@ -4,6 +4,7 @@
 // so an SVG can run nothing.
 import { el, download, errorMessage, setSvg, showIn } from "../dom.js";
 import { METHODS } from "./study-setup.js";
+import { createItemTable } from "./study-items.js";
 
 const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? "–" : Number(x).toFixed(digits));
 const pct = (x) => (x == null || !Number.isFinite(x) ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -74,6 +75,8 @@ export function createStudyReport(call) {
     shareOut.hidden = true;
     shareNote.hidden = true;
     body.replaceChildren(...draw(report));
+    // The item table pages through the core's items; it goes after the paired comparisons.
+    body.querySelector("#study-paired-title")?.parentElement?.after(createItemTable((q) => call("studyItems", q), "study-items"));
     // Where the time goes, for the tests' timing log: the wasm's report(), then the drawing.
     step.dataset.reportMs = String(Math.round(t1 - t0));
     step.dataset.drawMs = String(Math.round(performance.now() - t1));
@@ -100,10 +103,17 @@ function draw(r) {
       ? el("p", { class: "badge", id: "study-simulated-badge", text: "Includes SIMULATED models: their answers describe no real model" }) : null,
     r.question ? el("p", { class: "lead", id: "study-report-question" }, el("strong", { text: "Question: " }), r.question) : null,
     models(r),
+    r.answer ? el("section", { "aria-labelledby": "study-answer-title", id: "study-answer" },
+      el("h3", { id: "study-answer-title", text: "Answer" }),
+      el("p", { id: "study-answer-text" }, el("strong", { text: r.answer.answer })),
+      r.answer.findings.length ? el("ul", { id: "study-answer-findings" }, r.answer.findings.map((f) => el("li", { text: f.text }))) : null,
+      r.answer.undecided.length ? el("div", {}, el("h4", { text: "Not decided" }),
+        el("ul", { id: "study-answer-undecided" }, r.answer.undecided.map((u) => el("li", { text: u })))) : null) : null,
     el("section", { "aria-labelledby": "study-summary-title" },
       el("h3", { id: "study-summary-title", text: "Summary" }),
       el("ul", { id: "study-summary" }, sections.map((s) => el("li", {}, el("strong", { text: `${s.title ?? methodName(s.method)}: ` }), s.summary)))),
     ...sections.map(section),
+    breakdowns(r),
     paired(r, sections),
     prose("Methods", "study-methods", r.methods_text),
     list("Limitations", "study-limitations", r.limitations),
@@ -187,4 +197,22 @@ function list(title, id, items, tag = "ul") {
   return el("section", { "aria-labelledby": `${id}-title` },
     el("h3", { id: `${id}-title`, text: title }),
     el(tag, { id }, items.map((x) => el("li", { id: x.key ? `ref-${x.key}` : null, text: typeof x === "string" ? x : x.text }))));
+}
+
+/** Figures and paired differences per category and language (study::breakdown). */
+function breakdowns(r) {
+  if (!r.breakdowns?.length) return null;
+  return el("section", { id: "study-breakdowns", "aria-labelledby": "study-breakdowns-title" },
+    el("h3", { id: "study-breakdowns-title", text: "Breakdowns per category and language" }),
+    el("p", { class: "help", text: "Each model's figure with its interval, and the paired difference between models in each category or language; these comparisons are corrected as a family of their own." }),
+    ...r.breakdowns.map((b) => el("div", { class: "table-wrap" }, el("table", { class: "report-breakdown", "data-by": b.by },
+      el("caption", { text: `${methodName(b.method)} by ${b.by}` }),
+      el("thead", {}, el("tr", {}, ["Figure", "Model(s)", "Value or difference", "Interval", "n", "p adjusted", "Significant"].map((h) => el("th", { scope: "col", text: h })))),
+      el("tbody", {},
+        b.figures.map((f) => el("tr", {}, el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: num(f.value) }),
+          el("td", { text: interval(f.interval, (x) => num(x)) }), el("td", { text: f.n }), el("td", { text: "" }), el("td", { text: "" }))),
+        b.comparisons.map((c) => el("tr", { class: c.significant ? "sig" : null }, el("td", { text: c.figure }),
+          el("td", { text: `${c.model_a} − ${c.model_b}` }), el("td", { text: num(c.difference) }),
+          el("td", { text: interval(c.interval, (x) => num(x)) }), el("td", { text: c.n }), el("td", { text: pValue(c.p_adjusted) }),
+          el("td", { text: c.significant ? "yes" : "no" }))))))));
 }
