@@ -12,7 +12,8 @@ fn init_writes_the_shipped_example_and_refuses_to_overwrite() {
     let (code, stdout, stderr) = cli::evenhand(&["study", "init", "--out", p]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("evenhand study plan --study"), "{stdout}");
-    let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/studies/example.json")).unwrap();
+    let shipped =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/studies/example.json")).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), shipped);
     assert_eq!(shipped, evenhand::study::example::TEXT, "the page's example is the shipped file");
 
@@ -44,8 +45,7 @@ fn init_with_targets_gives_a_study_whose_plan_calls_the_provider() {
 
     // A target that is not provider:model is refused, and no file is left behind.
     let bad = dir.join("bad.json");
-    let (code, _, stderr) =
-        cli::evenhand(&["study", "init", "--out", bad.to_str().unwrap(), "--targets", "gpt-4o"]);
+    let (code, _, stderr) = cli::evenhand(&["study", "init", "--out", bad.to_str().unwrap(), "--targets", "gpt-4o"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("targets"), "{stderr}");
     assert!(!bad.exists());

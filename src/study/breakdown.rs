@@ -41,6 +41,7 @@ fn judged(inputs: &Inputs, records: &[Record]) -> Vec<(u32, Judged)> {
                 line: i as u64 + 1,
                 by_likelihood: false,
                 file: String::new(),
+                category: String::new(),
             })
             .collect();
         let matched = crate::bbq::score::judge(&input.examples, &preds, "bbq records");
