@@ -28,6 +28,8 @@ async function newStudy(page, mock, title) {
   await page.getByRole("link", { name: "Next: the plan" }).click();
   await expect(page.locator("#study-plan-summary")).toContainText("calls to providers");
   const calls = Number((await page.locator("#study-plan-summary").textContent()).match(/^(\d+) calls/)[1]);
+  // A model with no price is "not priced", never a cost of 0.
+  await expect(page.locator("#study-plan-summary")).toContainText(/estimated cost not priced \(openai-compatible:mock-a\)/);
   await page.getByRole("link", { name: "Next: run or upload" }).click();
   await expect(page.locator("#study-step4-title")).toBeVisible();
   return calls;

@@ -310,14 +310,23 @@ export function createStudySetup(call, runCallReady, hooks) {
   };
 }
 
+/** The plan's cost line: the total of the priced models, never a 0 that stands for "unknown". */
+function total(plan) {
+  const unpriced = [...new Set(plan.unpriced)];
+  if (!unpriced.length) return `estimated cost ${plan.cost.toFixed(4)} ${plan.currency}`;
+  const priced = plan.rows.some((r) => !r.simulated && r.calls > 0 && r.cost != null);
+  return priced
+    ? `estimated cost at least ${plan.cost.toFixed(4)} ${plan.currency} (not priced: ${unpriced.join(", ")})`
+    : `estimated cost not priced (${unpriced.join(", ")})`;
+}
+
 /** The plan as a table per method and model, with totals. */
 export function renderPlan(plan) {
   const money = (x) => (x == null ? "not priced" : `${x.toFixed(4)} ${plan.currency}`);
   const methodName = (id) => METHODS.find((m) => m.id === id)?.name ?? id;
   return [
     el("p", { role: "status", id: "study-plan-summary",
-      text: `${plural(plan.calls, "call")} to providers, estimated cost ${money(plan.cost)}`
-        + (plan.unpriced.length ? ` (not priced: ${[...new Set(plan.unpriced)].join(", ")})` : "") + "." }),
+      text: `${plural(plan.calls, "call")} to providers, ${total(plan)}.` }),
     el("div", { class: "table-wrap" }, el("table", { id: "study-plan-table" },
       el("caption", { text: "Calls, tokens and cost per method and model" }),
       el("thead", {}, el("tr", {}, ["Method", "Model", "Calls", "Tokens in", "Tokens out", "Cost"].map((h) => el("th", { scope: "col", text: h })))),
