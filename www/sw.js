@@ -65,6 +65,7 @@ const SHELL = [
   "./views/run-live.js",
   "./views/run.js",
   "./views/share.js",
+  "./views/study-items.js",
   "./views/study-report.js",
   "./views/study-run.js",
   "./views/study-setup.js",
