@@ -26,7 +26,9 @@ export function isPrivateHost(hostname) {
   return false;
 }
 
-function privateV4([a, b]) {
+/** @param {number[]} octets the address's four numbers */
+function privateV4(octets) {
+  const [a, b] = octets;
   return a === 127 || a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
     (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
 }

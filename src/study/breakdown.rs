@@ -24,8 +24,9 @@ pub struct Breakdown {
     pub comparisons: Vec<Comparison>,
 }
 
-/// The BBQ examples judged per model and sample, as the BBQ section judges them.
-fn judged(inputs: &Inputs, records: &[Record]) -> Vec<(u32, Judged)> {
+/// The BBQ examples judged per model and sample (the BBQ section and the breakdowns both judge
+/// through this): each sample an item of its own, with the sample it came from.
+pub(super) fn judged(inputs: &Inputs, records: &[Record]) -> Vec<(u32, Judged)> {
     let Some(input) = &inputs.bbq else { return vec![] };
     let answered = || records.iter().enumerate().filter(|(_, r)| matches!(r.status, Status::Ok | Status::Refused));
     let samples: BTreeSet<u32> = answered().map(|(_, r)| r.sample_index).collect();

@@ -184,28 +184,8 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     // example, so each sample is judged apart). An example's samples share its template group,
     // the unit every interval and paired bootstrap resamples, so repeated answers are never
     // taken as independent; models are paired sample by sample on the same example.
-    let answered = || records.iter().enumerate().filter(|(_, r)| matches!(r.status, Status::Ok | Status::Refused));
-    let sample_set: std::collections::BTreeSet<u32> = answered().map(|(_, r)| r.sample_index).collect();
-    let mut judged: Vec<metrics::Judged> = vec![];
-    let mut sample_of: Vec<u32> = vec![];
-    for &sample in &sample_set {
-        let preds: Vec<crate::bbq::score::Prediction> = answered()
-            .filter(|(_, r)| r.sample_index == sample)
-            .map(|(i, r)| crate::bbq::score::Prediction {
-                id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
-                answer: r.response.clone(),
-                model: r.model.clone(),
-                variant: r.params.get("variant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-                line: i as u64 + 1,
-                by_likelihood: false,
-                category: String::new(),
-                file: String::new(),
-            })
-            .collect();
-        let matched = crate::bbq::score::judge(examples, &preds, "bbq records");
-        sample_of.extend(std::iter::repeat_n(sample, matched.judged.len()));
-        judged.extend(matched.judged);
-    }
+    let (sample_of, judged): (Vec<u32>, Vec<metrics::Judged>) =
+        super::breakdown::judged(inputs, records).into_iter().unzip();
     let settings = BootstrapSettings { replicates: s.replicates, confidence: s.confidence, seed: s.seed };
     let by_model = metrics::breakdown(examples, &judged, &["model".into()], &settings);
     let models = models_of(order, records);
@@ -311,10 +291,10 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             examples.len(),
             input.provenance.source,
             judged.len()
-        ) + &if sample_set.len() > 1 {
+        ) + &if samples > 1 {
             format!(
                 " {} samples per example, each an item, resampled with its template group and paired sample by sample.",
-                sample_set.len()
+                samples
             )
         } else {
             String::new()
