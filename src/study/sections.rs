@@ -186,6 +186,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     // taken as independent; models are paired sample by sample on the same example.
     let (sample_of, judged): (Vec<u32>, Vec<metrics::Judged>) =
         super::breakdown::judged(inputs, records).into_iter().unzip();
+    let samples = sample_of.iter().collect::<std::collections::BTreeSet<_>>().len();
     let settings = BootstrapSettings { replicates: s.replicates, confidence: s.confidence, seed: s.seed };
     let by_model = metrics::breakdown(examples, &judged, &["model".into()], &settings);
     let models = models_of(order, records);
