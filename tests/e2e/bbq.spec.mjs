@@ -245,20 +245,23 @@ test("16. hostile answers and model names stay text in the benchmark tables", as
   page.on("request", (r) => requests.push(r.url()));
   await open(page);
   await tab(page, "Benchmarks");
-  await page.getByLabel("Choose benchmark data").setInputFiles(file("tiny_amb.jsonl", tinyGgbbq(3)));
-  await expect(page.locator("#bbq-data-result")).toContainText("3 examples loaded");
+  await page.getByLabel("Choose benchmark data").setInputFiles(file("tiny_amb.jsonl", tinyGgbbq(7)));
+  await expect(page.locator("#bbq-data-result")).toContainText("7 examples loaded");
   const model = `"><svg onload=window.__pwned=3>`;
+  // Four answers that are the examples' own: a file whose answers mostly fit none of its
+  // examples is refused as predictions for another benchmark, so the hostile ones are a minority.
   const jsonl = [
     { id: "tiny_amb:0", prediction: payloads[0] },
     { id: "tiny_amb:1", prediction: payloads[1] },
     { id: "tiny_amb:2", prediction: payloads[0], model },
+    ...[3, 4, 5, 6].map((i) => ({ id: `tiny_amb:${i}`, prediction: i % 2 ? "Die Frau" : "keine Antwort" })),
   ].map((r) => JSON.stringify(r)).join("\n");
   await page.getByLabel("Choose predictions").setInputFiles(file("xss.jsonl", jsonl));
-  await expect(page.locator("#bbq-pred-result")).toContainText("xss.jsonl: 3 predictions matched.");
+  await expect(page.locator("#bbq-pred-result")).toContainText("xss.jsonl: 7 predictions matched.");
 
   const raw = page.locator("#bbq-rows tbody td.response");
-  await expect(raw).toHaveCount(3);
-  expect((await raw.allTextContents()).sort()).toEqual([payloads[0], payloads[0], payloads[1]].sort());
+  await expect(raw).toHaveCount(7);
+  expect((await raw.allTextContents()).filter((t) => payloads.includes(t)).sort()).toEqual([payloads[0], payloads[0], payloads[1]].sort());
   await expect(page.locator("#bbq-rows tbody td:nth-child(4)")).toContainText([model]);
   await expect(page.locator("#bbq-metrics tbody th").filter({ hasText: "<svg" })).toHaveText(model);
   // The charts carry the model name as a label and still render, as images that run nothing.

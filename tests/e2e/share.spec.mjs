@@ -81,7 +81,8 @@ test("6b. a bad experiment is reported in place", async ({ page }) => {
 test("7b. a records_url on another site is fetched only when the visitor agrees; {} is an error", async ({ page }) => {
   const asked = [];
   page.on("request", (r) => { if (r.url().includes("/byurl/records.jsonl") || r.url().includes("/byurl/empty.json")) asked.push(r.url()); });
-  await open(page, `./?bundle=${FIX}/cors/byurl/bundle.json`);
+  // The page is ready only once the visitor has answered: go, then answer.
+  await page.goto(`./?bundle=${FIX}/cors/byurl/bundle.json`);
   const dialog = page.getByRole("dialog", { name: "Fetch this bundle's records from another site?" });
   await expect(dialog).toContainText(`${FIX}/cors/byurl/records.jsonl`);
   await dialog.getByRole("button", { name: "Don't fetch" }).click();
@@ -90,7 +91,8 @@ test("7b. a records_url on another site is fetched only when the visitor agrees;
   await expect(notice).toContainText("The built-in demo is shown instead.");
   expect(asked).toEqual([]);
 
-  await open(page, `./?bundle=${FIX}/cors/byurl/empty-bundle.json`);
+  // The page is ready only once the visitor has answered: go, then answer.
+  await page.goto(`./?bundle=${FIX}/cors/byurl/empty-bundle.json`);
   await dialog.getByRole("button", { name: "Fetch the records" }).click();
   await expect(notice).toHaveAttribute("role", "alert");
   await expect(notice).toContainText("empty.json: no row could be loaded");
@@ -129,7 +131,8 @@ test("7. ?bundle=<url> opens a bundle; CORS and 404 failures are explained", asy
 
   // Records fetched from the bundle's records_url (relative to the bundle), on another site
   // than the page's: only once the visitor says so.
-  await open(page, `./?bundle=${FIX}/cors/byurl/bundle.json`);
+  // The page is ready only once the visitor has answered: go, then answer.
+  await page.goto(`./?bundle=${FIX}/cors/byurl/bundle.json`);
   await page.getByRole("dialog", { name: "Fetch this bundle's records from another site?" })
     .getByRole("button", { name: "Fetch the records" }).click();
   await expect(page.locator("#notice")).toContainText("reproduced identically");
