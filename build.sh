@@ -164,7 +164,7 @@ cmd_test() {
   local wasm; wasm=$(cargo_counts "$log/wasm.txt" $broke)
 
   say "layer 3/3: Playwright end to end"
-  cargo build --release --bin evenhand
+  cargo build --bin evenhand   # the debug CLI the tests compare against (tests/e2e/cli.mjs)
   rm -rf dist && cp -r www dist
   if ! PLAYWRIGHT_JSON_OUTPUT_NAME="$log/e2e.json" npx --no-install playwright test --reporter=list,json 2>&1 | tee "$log/e2e.txt"; then status=1; fi
   local e2e

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { open, shot, tab, watchErrors } from "./helpers.mjs";
 
-const CLI = "target/release/evenhand";
+import { CLI } from "./cli.mjs";
 const LANGS = ["en", "ko", "zh", "es", "de", "hi"];
 const SEED = 3;
 const SAMPLES = 5;

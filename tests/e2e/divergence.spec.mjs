@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { open, shot, tab, watchErrors } from "./helpers.mjs";
 
-const CLI = "target/release/evenhand";
+import { CLI } from "./cli.mjs";
 const OUT = "target/e2e-fixtures/divergence";
 // The page's defaults: two simulated models, A leaning local and B leaning Western.
 const common = { jitter: 0.5, samples: 20, unmatched_rate: 0.05 };

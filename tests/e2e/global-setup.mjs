@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
-const CLI = "target/release/evenhand";
+import { CLI } from "./cli.mjs";
 const FIXTURES = "target/e2e-fixtures";
 const SUBPATH = "target/subpath-root/some/project";
 
@@ -12,7 +12,7 @@ function need(path, hint) {
 }
 
 export default function globalSetup() {
-  need(CLI, "run `cargo build --release --bin evenhand` first");
+  need(CLI, "run `cargo build --bin evenhand` first");
   need("www/pkg/evenhand_bg.wasm", "run `./build.sh build` first");
   need("dist/pkg/evenhand_bg.wasm", "run `rm -rf dist && cp -r www dist` (or ./build.sh test) first");
 

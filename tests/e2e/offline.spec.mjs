@@ -8,7 +8,7 @@ import path from "node:path";
 import { downloadText, open, tab, watchErrors } from "./helpers.mjs";
 import { PAGE_PORT } from "./ports.mjs";
 
-const CLI = "target/release/evenhand";
+import { CLI } from "./cli.mjs";
 // A server of its own, one port above the three shared ones, so this test can stop it.
 const OFFLINE_PORT = PAGE_PORT + 3;
 const OFFLINE = `http://127.0.0.1:${OFFLINE_PORT}`;

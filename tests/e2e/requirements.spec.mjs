@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { open, runOnMock, shot, startMock, tab, watchErrors } from "./helpers.mjs";
 
-const CLI = "target/release/evenhand";
+import { CLI } from "./cli.mjs";
 const REF = "../shared/ref/langbite";
 
 async function openTab(page) {
