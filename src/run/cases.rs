@@ -196,6 +196,15 @@ impl Checks<'_> {
         if rec.case_id.trim().is_empty() {
             rec.case_id = format!("case-{}", self.rows);
         }
+        // A case's own parameters are checked here, where the file and line are known (the plan
+        // checks them again for cases a method hands over).
+        if let Err((field, expected)) = super::plan::check_case_params(&rec.params) {
+            self.problems.push(
+                Problem::new(self.file, format!("expected {expected}"))
+                    .at_line(line)
+                    .in_field(format!("params.{field}")),
+            );
+        }
         if !self.seen.insert(rec.case_id.as_str().into()) {
             self.problems.push(
                 Problem::new(self.file, format!("case_id {:?} is used twice; each case needs its own", rec.case_id))
@@ -246,5 +255,26 @@ mod tests {
         let p = read("c.jsonl", b"{\"prompt\":\"ok\",\"gold\":\"two\"}\n").unwrap_err();
         assert_eq!(p[0].field.as_deref(), Some("gold"));
         assert!(read("c.csv", b"").is_err());
+    }
+
+    /// Regression (issue 28): a case's `max_tokens: 0` was accepted and sent.
+    #[test]
+    fn a_cases_params_a_provider_would_reject_are_refused_at_their_line() {
+        let text =
+            "{\"prompt\":\"ok\",\"params\":{\"max_tokens\":5}}\n{\"prompt\":\"P\",\"params\":{\"max_tokens\":0}}\n";
+        let p = read("c.jsonl", text.as_bytes()).unwrap_err();
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(
+            (p[0].file.as_str(), p[0].line, p[0].field.as_deref()),
+            ("c.jsonl", Some(2), Some("params.max_tokens"))
+        );
+        for bad in
+            ["\"max_tokens\":-1", "\"max_tokens\":1.5", "\"max_tokens\":\"many\"", "\"temperature\":9", "\"top_p\":0"]
+        {
+            let text = format!("{{\"prompt\":\"P\",\"params\":{{{bad}}}}}\n");
+            let p = read("c.jsonl", text.as_bytes()).unwrap_err();
+            assert_eq!(p[0].line, Some(1), "{bad}: {p:?}");
+            assert!(p[0].field.as_deref().unwrap().starts_with("params."), "{bad}: {p:?}");
+        }
     }
 }

@@ -65,6 +65,8 @@ pub enum PlanError {
     TooLarge { calls: u64, max: u64 },
     #[error("the cases mix {score} scoring cases (job: score) with {chat} chat cases; run them separately")]
     MixedJobs { score: u64, chat: u64 },
+    #[error("case {case:?}, field params.{field}: expected {expected}")]
+    CaseParams { case: String, field: &'static str, expected: String },
 }
 
 /// The most calls one run holds (a browser tab keeps every record in memory).
@@ -83,6 +85,13 @@ impl Plan {
             return Plan::from_cases(spec, cases);
         }
         let total = check_chat(&spec, cases.len() as u64)?;
+        for case in cases {
+            check_case_params(&case.params).map_err(|(field, expected)| PlanError::CaseParams {
+                case: case.case_id.clone(),
+                field,
+                expected,
+            })?;
+        }
         let mut calls = Vec::with_capacity(total as usize);
         for (t, target) in spec.targets.iter().enumerate() {
             let provider = provider_name(target.provider);
@@ -320,6 +329,30 @@ fn case_params(mut req: ChatRequest, params: &std::collections::BTreeMap<String,
     req
 }
 
+/// Checks a case's own `params` as [`case_params`] reads them, returning the field and what
+/// was expected: a value a provider would reject (`max_tokens: 0`, `temperature: 5`), or one
+/// of the wrong kind that would otherwise be dropped silently, stops the run before any call.
+pub fn check_case_params(
+    params: &std::collections::BTreeMap<String, serde_json::Value>,
+) -> Result<(), (&'static str, String)> {
+    for (field, whole) in [("max_tokens", true), ("seed", true), ("temperature", false), ("top_p", false)] {
+        let Some(v) = params.get(field) else { continue };
+        let ok = if whole { v.as_u64().is_some() } else { v.as_f64().is_some() };
+        if !ok {
+            let kind = if whole { "a whole number" } else { "a number" };
+            return Err((field, format!("{kind}, found {v}")));
+        }
+    }
+    if params.get("max_tokens").and_then(serde_json::Value::as_u64).is_some_and(|m| u32::try_from(m).is_err()) {
+        return Err(("max_tokens", format!("at most {}", u32::MAX)));
+    }
+    let req = case_params(ChatRequest { model: "m".into(), ..ChatRequest::default() }, params);
+    req.validate().map_err(|e| match e {
+        crate::providers::request::BuildError::Invalid { field, expected } => (field, expected),
+        other => ("params", other.to_string()),
+    })
+}
+
 fn pending(spec: &RunSpec, case: &Record, target: &str, provider: &str, model: &str, sample: u32) -> Record {
     Record {
         format_version: crate::record::FORMAT_VERSION,
@@ -407,6 +440,32 @@ mod tests {
             (Some(0.0), Some(60)),
             "the case's, 0 included"
         );
+    }
+
+    /// Regression (issue 28): a case's `max_tokens: 0` was planned and sent (the spec's and a
+    /// study's were already refused).
+    #[test]
+    fn a_cases_params_a_provider_would_reject_are_refused_naming_case_and_field() {
+        for (params, field) in [
+            (serde_json::json!({"max_tokens": 0}), "max_tokens"),
+            (serde_json::json!({"max_tokens": 1.5}), "max_tokens"),
+            (serde_json::json!({"max_tokens": 5_000_000_000u64}), "max_tokens"),
+            (serde_json::json!({"temperature": 3}), "temperature"),
+            (serde_json::json!({"top_p": 0}), "top_p"),
+            (serde_json::json!({"seed": -1}), "seed"),
+        ] {
+            let mut cs = cases(2);
+            cs[1].params = params.as_object().unwrap().clone().into_iter().collect();
+            let e = Plan::chat(spec(""), &cs).unwrap_err();
+            assert!(
+                matches!(&e, PlanError::CaseParams { case, field: f, .. } if case == "c1" && *f == field),
+                "{params}: {e:?}"
+            );
+            assert!(e.to_string().contains(&format!("params.{field}")), "{e}");
+        }
+        let mut cs = cases(1);
+        cs[0].params = [("max_tokens".to_string(), serde_json::json!(1))].into_iter().collect();
+        assert!(Plan::chat(spec(""), &cs).is_ok(), "1 token is allowed");
     }
 
     #[test]
