@@ -331,6 +331,67 @@ fn an_unpinned_file_from_a_mirror_records_and_shows_the_mirror() {
     );
 }
 
+/// Regression (issue 28): the CLI's trust on first use was per URL (a second mirror serving
+/// the first one's bytes was accepted without the opt-in), while the page's is per host. Now a
+/// second host is a first use of its own, and each host's copy and record are kept apart.
+#[test]
+fn trust_on_first_use_is_per_host() {
+    let first = Mirror::start();
+    let second = Mirror::start();
+    let home = temp("per-host");
+    let (c, cat) = fixture_catalogue(&first, &home);
+    let u = c.dataset("bbq").unwrap().unpinned_files.iter().find(|u| u.name == "SES").unwrap().clone();
+    let ses = bbq_rows(false).replace("Age", "SES");
+    first.put(&u.url, ses.clone().into_bytes());
+    second.put(&u.url, ses.clone().into_bytes());
+    let host = |m: &Mirror| m.base.trim_end_matches("/raw").to_string();
+    let cache = home.join("c");
+    let fetch = |m: &Mirror, allow: bool| {
+        let mut args =
+            vec!["datasets", "fetch", "bbq/SES", "--cache-dir", cache.to_str().unwrap(), "--base-url", &m.base];
+        if allow {
+            args.push("--allow-unpinned");
+        }
+        run(&args, m, &home, Some(&cat))
+    };
+    let (code, _, err) = fetch(&first, true);
+    assert_eq!(code, 0, "{err}");
+    // The same bytes from another host are not trusted on the first host's record.
+    let (code, _, err) = fetch(&second, false);
+    assert_ne!(code, 0, "a second host was trusted on the first's record: {err}");
+    assert!(
+        err.contains("per host") && err.contains(&host(&first)) && err.contains(&host(&second)),
+        "the refusal names both hosts: {err}"
+    );
+    assert!(second.log().is_empty(), "nothing is asked of an untrusted host: {:?}", second.log());
+    // With the opt-in, the second host's own copy (different bytes) is trusted apart.
+    second.put(&u.url, ses.replace("SES", "SES2").into_bytes());
+    let (code, out, err) = fetch(&second, true);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["files"][0]["served_by"].as_str(), Some(host(&second).as_str()), "{out}");
+    let own = cache.join("bbq/bea11bd/data/SES.jsonl");
+    let slug = host(&second).replace("://", "_").replace(':', "_");
+    let aside = cache.join(format!("bbq/bea11bd/mirrors/{slug}/data/SES.jsonl"));
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), ses, "the first host's copy is untouched");
+    assert!(std::fs::read_to_string(&aside).unwrap().contains("SES2"), "{}", aside.display());
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{}.trust.json", aside.display())).unwrap()).unwrap();
+    assert_eq!(record["served_by"].as_str(), Some(host(&second).as_str()));
+    // Each host is then held to its own record, without the opt-in.
+    for m in [&first, &second] {
+        let (code, out, err) = fetch(m, false);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("\"status\": \"cached\""), "{out}");
+    }
+    // `verify` checks both copies against their own records.
+    let (code, out, err) = run(&["datasets", "verify", cache.to_str().unwrap()], &first, &home, Some(&cat));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let hosts: Vec<_> = v["checked"].as_array().unwrap().iter().filter_map(|c| c["served_by"].as_str()).collect();
+    assert!(hosts.contains(&host(&first).as_str()) && hosts.contains(&host(&second).as_str()), "{out}");
+}
+
 #[test]
 fn method_commands_take_catalogue_arguments() {
     let mirror = Mirror::start();

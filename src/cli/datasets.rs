@@ -66,7 +66,8 @@ enum Sub {
         base_url: Option<String>,
         /// Also fetch files the catalogue lists without a pin (no published size or sha256):
         /// unverified, their sha256 and size recorded on first fetch (`<file>.trust.json`) and
-        /// checked on every later load (trust on first use).
+        /// checked on every later load (trust on first use). Trust is per host: a copy from
+        /// another mirror (or from none) is a first use of its own, kept under `mirrors/<host>/`.
         #[arg(long)]
         allow_unpinned: bool,
     },
@@ -147,7 +148,10 @@ pub fn run(a: Args) -> Outcome {
                     sha256: f.sha256.clone(),
                     status,
                     verified: f.note.clone().unwrap_or_else(|| catalogue::UNVERIFIED.into()),
-                    served_by: unpinned::read_record(u, &root)?.as_ref().map(unpinned::trusted_host),
+                    served_by: {
+                        let host = unpinned::origin(&catalogue::mirror(&u.url, base.as_deref()));
+                        unpinned::read_record(u, &root, &host)?.as_ref().map(unpinned::trusted_host)
+                    },
                 });
             }
             print_json(

@@ -4,6 +4,12 @@
 //! every later load, and any re-download, is checked against that record as strictly as a
 //! pinned file is against the catalogue. The record outlives a removed file on purpose: only
 //! removing the record itself starts the trust over.
+//!
+//! Trust is per host, as in the page: a record trusts the host that served the first copy
+//! (`served_by`), and a download of the same file from another host (another mirror, or none)
+//! is a first use of its own, needing `--allow-unpinned` again. The first host's copy keeps the
+//! file's own path; another host's copy and record go under `mirrors/<host>/<path>` beside it,
+//! so neither stands for the other.
 
 use super::datasets::{Cap, digest_file, download, fetch, inside, io_err, open_part, part_path};
 use super::{Failure, create_dir, read_text};
@@ -49,17 +55,44 @@ pub fn record_path(file: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-fn file_path(u: &Unpinned, root: &Path) -> Result<PathBuf, Failure> {
-    inside(root, &u.name, &u.path)
+/// Where `host`'s copy of `u` lives under `root` (relative): the file's own path, unless a
+/// copy from another host holds it, then `mirrors/<host>/<path>`.
+fn host_rel(u: &Unpinned, root: &Path, host: &str) -> Result<String, Failure> {
+    let slug: String = host
+        .replace("://", "_")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' })
+        .collect();
+    let aside = format!("{MIRRORS}/{slug}/{}", u.path);
+    if load(&record_path(&inside(root, &u.name, &aside)?))?.is_some() {
+        return Ok(aside);
+    }
+    match load(&record_path(&inside(root, &u.name, &u.path)?))? {
+        Some(r) if trusted_host(&r) != host => Ok(aside),
+        _ => Ok(u.path.clone()),
+    }
 }
 
-/// The record kept for `u` under `root`, if a first fetch made one.
-pub fn read_record(u: &Unpinned, root: &Path) -> Result<Option<Record>, Failure> {
-    let path = record_path(&file_path(u, root)?);
+/// The folder, beside a dataset's files, of copies served by a host other than the first.
+const MIRRORS: &str = "mirrors";
+
+/// The record kept for `u` under `root` for copies served by `host`, if a first fetch from that
+/// host made one.
+pub fn read_record(u: &Unpinned, root: &Path, host: &str) -> Result<Option<Record>, Failure> {
+    let rel = host_rel(u, root, host)?;
+    Ok(load(&record_path(&inside(root, &u.name, &rel)?))?.filter(|r| trusted_host(r) == host))
+}
+
+/// The host a record for `u` trusts other than `host`, for the message refusing `host`.
+fn other_host(u: &Unpinned, root: &Path, host: &str) -> Result<Option<String>, Failure> {
+    Ok(load(&record_path(&inside(root, &u.name, &u.path)?))?.map(|r| trusted_host(&r)).filter(|h| h != host))
+}
+
+fn load(path: &Path) -> Result<Option<Record>, Failure> {
     if !path.is_file() {
         return Ok(None);
     }
-    let r: Record = serde_json::from_str(&read_text(&path)?)
+    let r: Record = serde_json::from_str(&read_text(path)?)
         .map_err(|e| Failure::new(format!("{}: not a trust record: {e}", path.display())))?;
     if r.format != FORMAT {
         return Err(Failure::new(format!(
@@ -82,33 +115,38 @@ pub fn fetch_unpinned(
     allow: bool,
 ) -> Result<(PathBuf, &'static str, DataFile), Failure> {
     let source = catalogue::mirror(&u.url, base);
-    if let Some(r) = read_record(u, root)? {
-        let trusted = u.as_trusted(&r.sha256, r.bytes);
-        let host = trusted_host(&r);
-        // A download from another host is held to the first host's record: it must serve the
-        // very bytes that were trusted, and the message names both.
-        let now = origin(&source);
-        let elsewhere = if now != host { format!("; now asked of {now}") } else { String::new() };
+    let now = origin(&source);
+    let rel = host_rel(u, root, &now)?;
+    if let Some(r) = read_record(u, root, &now)? {
+        let mut trusted = u.as_trusted(&r.sha256, r.bytes);
+        trusted.path = rel;
         let (path, status) = fetch(&trusted, root, base).map_err(|e| match e {
             Failure::Message(m) => Failure::new(format!(
-                "{m} (the pin is the sha256 recorded when {dataset}/{} was first fetched, from {host}{elsewhere}: \
+                "{m} (the pin is the sha256 recorded when {dataset}/{} was first fetched from {now}: \
                  UNVERIFIED, trust on first use)",
                 u.name
             )),
             other => other,
         })?;
-        return Ok((path, status, with_host(trusted, &host)));
+        return Ok((path, status, with_host(trusted, &now)));
     }
     if !allow {
-        return Err(Failure::new(
-            catalogue::LookupError::Unpinned { dataset: dataset.into(), file: u.name.clone() }.to_string(),
-        ));
+        let unpinned = catalogue::LookupError::Unpinned { dataset: dataset.into(), file: u.name.clone() }.to_string();
+        return Err(Failure::new(match other_host(u, root, &now)? {
+            Some(first) => format!(
+                "{unpinned} (trust on first use is per host: {dataset}/{} was first fetched from {first}, never \
+                 from {now}; pass --allow-unpinned to trust {now}'s copy on its first use)",
+                u.name
+            ),
+            None => unpinned,
+        }));
     }
-    let path = file_path(u, root)?;
+    let path = inside(root, &u.name, &rel)?;
     if let Some(dir) = path.parent() {
         create_dir(dir)?;
     }
-    let status = if path.is_file() {
+    // A file at its own path with another host's record is that host's copy, never this one's.
+    let status = if path.is_file() && load(&record_path(&path))?.is_none() {
         // A copy the user put there: trusted as found, like a download would be.
         "recorded"
     } else {
@@ -136,7 +174,9 @@ pub fn fetch_unpinned(
     let at = record_path(&path);
     std::fs::write(&at, text).map_err(io_err(&at, "write"))?;
     let host = trusted_host(&record);
-    Ok((path, status, with_host(u.as_trusted(&record.sha256, record.bytes), &host)))
+    let mut trusted = u.as_trusted(&record.sha256, record.bytes);
+    trusted.path = rel;
+    Ok((path, status, with_host(trusted, &host)))
 }
 
 /// The unverified label with the host the trust is in, for every output that names the file.
