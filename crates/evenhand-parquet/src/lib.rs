@@ -9,6 +9,7 @@
 //! small wasm module only when a Parquet file is picked or asked for.
 
 pub mod limits;
+pub mod pages;
 mod read;
 mod write;
 

@@ -78,6 +78,7 @@ pub fn to_jsonl(bytes: &[u8]) -> Result<Table, Error> {
         }
     }
     let declared = crate::limits::check_footer(builder.metadata(), bytes.len())?;
+    crate::pages::check_pages(builder.metadata(), bytes)?;
     let max_text = crate::limits::ceiling(crate::limits::TEXT_FLOOR, crate::limits::TEXT_PER_BYTE, bytes.len());
     let fields = builder.schema().fields().clone();
     for f in fields.iter() {
