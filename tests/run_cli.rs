@@ -578,3 +578,54 @@ fn a_second_run_on_a_held_journal_is_refused_and_a_stale_lock_taken_over() {
     assert!(!lock.exists(), "the lock goes with the run");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 25: two real `evenhand run` processes on the same --out, against a slow mock. The
+/// second is refused naming the first (its process id), sends nothing, and the mock sees every
+/// case once; when the first has ended, its lock is gone and its table complete.
+#[test]
+fn two_runs_on_one_out_at_once_send_each_case_once() {
+    let Some(mock) = Mock::start(&["--latency-ms", "150"]) else { return };
+    let n = 12;
+    let dir = setup("two-processes", &mock, n, json!({"models": ["mock-a"], "concurrency": 1}), json!({}));
+    let (spec, out) = (dir.join("spec.json"), dir.join("r.csv"));
+    let lock = dir.join("r.csv.journal.jsonl.lock");
+    let first = Command::new(env!("CARGO_BIN_EXE_evenhand"))
+        .args(["run", "--scenario", arg(&spec), "--out", arg(&out)])
+        .env(KEY_VAR, FAKE_KEY)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first run holds the lock once it has planned; a call or two is then under way.
+    let started = Instant::now();
+    while mock.stats()["total"].as_u64() == Some(0) {
+        assert!(started.elapsed().as_secs() < 30, "the first run did not start");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let held = lock.exists();
+    let (code, _, stderr) = evenhand(&["run", "--scenario", arg(&spec), "--out", arg(&out)]);
+    let first_pid = first.id();
+    let result = first.wait_with_output().unwrap();
+    assert_ne!(code, 0, "the second run was let in: {stderr}");
+    assert!(held, "a run sending calls holds its journal's lock");
+    assert!(
+        stderr.contains("another run is writing this journal") && stderr.contains(&format!("process {first_pid} on ")),
+        "the refusal names the holder: {stderr}"
+    );
+    let first_err = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{first_err}");
+    assert!(
+        Instant::now() - started > std::time::Duration::from_millis(150 * n as u64 / 2),
+        "the run was too quick for the second one to have overlapped it"
+    );
+    let s = summary(&String::from_utf8_lossy(&result.stdout));
+    assert_eq!((s["answered"].as_u64(), s["pending"].as_u64()), (Some(n as u64), Some(0)), "{s}");
+    let stats = mock.stats();
+    assert_eq!(stats["total"].as_u64(), Some(n as u64), "every case asked for once: {stats}");
+    let counts = stats["cases"].as_object().unwrap();
+    assert_eq!(counts.len(), n, "{stats}");
+    assert!(counts.values().all(|c| c.as_u64() == Some(1)), "{stats}");
+    assert!(!lock.exists(), "the lock goes with the run");
+    assert_eq!(records(&out).iter().filter(|r| r.status == Status::Ok).count(), n);
+    std::fs::remove_dir_all(&dir).ok();
+}
