@@ -27,6 +27,9 @@ Where an API has no such thing the mock answers as that API would:
   filtered  OpenAI finish_reason "content_filter"; Gemini finishReason "SAFETY"; Anthropic a safety
             classifier stopping the answer part-way (stop_reason "refusal" after some text); Ollama
             has no filter, so empty content, as a local model gives.
+mock-echo-auth (OpenAI chat only) plays a misconfigured proxy: a 200 answer whose text, and an extra
+top-level field, repeat the request's Authorization header, key and all, so a test can prove the
+key is redacted before anything is stored (the only place the mock repeats a key).
 A 429 carries Retry-After: 1 in every format, and Gemini's body also says it the Gemini way (a
 google.rpc.RetryInfo detail with retryDelay "1s").
 
@@ -242,6 +245,10 @@ class Handler(BaseHTTPRequestHandler):
                 with self.server.stats.lock:
                     self.server.stats.faults += 1
         answer = {"embed": embed_answer, "complete": completion_answer}.get(kind, chat_answer)(family, model, prompt, body, mode)
+        if model.startswith("mock-echo-auth") and family == "openai" and kind == "chat":
+            sent = self.headers.get("Authorization", "")
+            answer["choices"][0]["message"]["content"] = "you sent: " + sent
+            answer["proxy_echo"] = {"authorization": sent}
         if self.server.latency > 0:
             time.sleep(max(0.0, self.arrived + self.server.latency - time.perf_counter()))
         if mode in ("401", "403", "404", "429", "500", "503"):
