@@ -172,6 +172,8 @@ const ops = {
   // show progress and cancel between steps.
   crosslingualUseBuiltin: () => crosslingual().use_builtin(),
   crosslingualLoadQuestions: (name, data) => crosslingual().load_questions(name, bytes(data)),
+  /** Several question files (MSQAD's one per topic) merged into one set; duplicate ids listed. */
+  crosslingualLoadQuestionFiles: (names, datas) => crosslingual().load_question_files(names, datas.map(bytes)),
   crosslingualPlanRun: (request) => crosslingual().plan_run(request),
   crosslingualStep: (cases) => crosslingual().step(cases),
   crosslingualCancel: () => crosslingual().cancel(),
