@@ -49,3 +49,12 @@ export function bbqDataChanged(detail) {
   showTab("bench");
 }
 export const onBbqData = (fn) => document.addEventListener(BBQ_DATA, (e) => fn(e.detail));
+
+const DIVERGENCE_DATA = "evenhand:divergence-data";
+/** Records reached the Divergence session from another view (a study's report): `detail` is
+ *  {message, loaded} (what the session said). Shows the Divergence tab. */
+export function divergenceDataChanged(detail) {
+  document.dispatchEvent(new CustomEvent(DIVERGENCE_DATA, { detail }));
+  showTab("divergence");
+}
+export const onDivergenceData = (fn) => document.addEventListener(DIVERGENCE_DATA, (e) => fn(e.detail));

@@ -172,6 +172,8 @@ const ops = {
   // show progress and cancel between steps.
   crosslingualUseBuiltin: () => crosslingual().use_builtin(),
   crosslingualLoadQuestions: (name, data) => crosslingual().load_questions(name, bytes(data)),
+  /** Several question files (MSQAD's one per topic) merged into one set; duplicate ids listed. */
+  crosslingualLoadQuestionFiles: (names, datas) => crosslingual().load_question_files(names, datas.map(bytes)),
   crosslingualPlanRun: (request) => crosslingual().plan_run(request),
   crosslingualStep: (cases) => crosslingual().step(cases),
   crosslingualCancel: () => crosslingual().cancel(),
@@ -251,6 +253,12 @@ const ops = {
   studyRunSpec: () => study().run_spec(),
   /** `origin`: "run" for this study's own run's records, otherwise an upload. */
   studyAddRecords: (name, data, method, origin) => study().add_records(name, bytes(data), method ?? undefined, origin ?? undefined),
+  /** An uploaded record file with the column mapping chosen after a needs_mapping error: {field: header}. */
+  studyAddRecordsMapped: (name, data, method, mapping) => study().add_records_mapped(name, bytes(data), method ?? undefined, mapping),
+  /** Several question files in the study's cross-lingual slot, merged; null when one is not a question set. */
+  studyAddQuestionSets: (names, datas) => study().add_question_sets(names, datas.map(bytes)),
+  /** The records of one method as its expert tool reads them (JSONL). */
+  studyToolRecords: (method) => study().tool_records(method),
   studySimulate: () => study().simulate(),
   // The report's time is set when the page draws it, so its HTML and JSON downloads match it.
   studyReport: () => study().report((reportTime = new Date().toISOString())),

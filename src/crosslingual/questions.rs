@@ -311,6 +311,38 @@ pub fn topic_slug(topic: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
+/// A question of a later file whose id an earlier file of the merge already gave (the same
+/// topic file twice, or two files of one topic): left out of the merged set and reported.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Duplicate {
+    pub file: String,
+    pub id: String,
+    /// The file whose question kept the id.
+    pub first_file: String,
+}
+
+/// Several files (`(file name, set)`) merged as [`merge`] does, except that a question whose id
+/// an earlier file used is left out and listed rather than refusing the whole merge.
+pub fn merge_reporting(sets: Vec<(String, QuestionSet)>) -> Result<(QuestionSet, Vec<Duplicate>), QuestionError> {
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    let mut duplicates = vec![];
+    let mut kept = vec![];
+    for (file, mut set) in sets {
+        set.questions.retain(|q| match owner.get(&q.id) {
+            Some(first) => {
+                duplicates.push(Duplicate { file: file.clone(), id: q.id.clone(), first_file: first.clone() });
+                false
+            }
+            None => {
+                owner.insert(q.id.clone(), file.clone());
+                true
+            }
+        });
+        kept.push(set);
+    }
+    Ok((merge(kept)?, duplicates))
+}
+
 /// Several files read into one set (e.g. MSQAD's one file per topic). Ids must stay unique
 /// and the languages are those every file has.
 pub fn merge(sets: Vec<QuestionSet>) -> Result<QuestionSet, QuestionError> {

@@ -7,7 +7,7 @@ use super::analysis::{self, Dataset, Report, Settings};
 use super::embeddings;
 use super::permanova::{self as perm, Row, Section, Test};
 use super::plan::{self, Case};
-use super::questions::{self, QuestionSet};
+use super::questions::{self, QuestionError, QuestionSet};
 use super::runs;
 use crate::text::refusal::Lexicon;
 
@@ -42,6 +42,9 @@ pub struct SetSummary {
     /// Bare `NaN`/`Infinity` tokens read as missing values; the page shows a warning.
     #[serde(skip_serializing_if = "is_zero")]
     pub nonfinite_values: usize,
+    /// Questions of several files merged whose id an earlier file already gave: left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<questions::Duplicate>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -172,6 +175,15 @@ impl Default for Session {
     }
 }
 
+/// Question files read and merged (see [`questions::merge_reporting`]).
+pub fn read_merged(files: &[(String, Vec<u8>)]) -> Result<(QuestionSet, Vec<questions::Duplicate>), QuestionError> {
+    let mut sets = vec![];
+    for (name, bytes) in files {
+        sets.push((name.clone(), questions::read(name, bytes)?));
+    }
+    questions::merge_reporting(sets)
+}
+
 fn summary(file: &str, s: &QuestionSet) -> SetSummary {
     SetSummary {
         file: file.into(),
@@ -182,6 +194,7 @@ fn summary(file: &str, s: &QuestionSet) -> SetSummary {
         modes: s.modes.keys().cloned().collect(),
         questions: s.questions.len(),
         nonfinite_values: s.nonfinite_values,
+        duplicates: vec![],
     }
 }
 
@@ -193,6 +206,16 @@ impl Session {
     pub fn load_questions(&mut self, name: &str, bytes: &[u8]) -> Result<SetSummary, SessionError> {
         let set = questions::read(name, bytes)?;
         Ok(self.use_set(name, set))
+    }
+
+    /// Several question files at once (MSQAD's one file per topic), merged into one set; a
+    /// question whose id an earlier file gave is left out and listed in `duplicates`.
+    pub fn load_question_files(&mut self, files: &[(String, Vec<u8>)]) -> Result<SetSummary, SessionError> {
+        let (set, duplicates) = read_merged(files)?;
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        let mut s = self.use_set(&names.join(" + "), set);
+        s.duplicates = duplicates;
+        Ok(s)
     }
 
     /// A set read elsewhere (several files merged, for instance).

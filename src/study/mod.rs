@@ -27,6 +27,7 @@ pub mod compare;
 pub mod detectors;
 pub mod example;
 pub mod format;
+pub mod handoff;
 pub mod html;
 pub mod inputs;
 pub mod items;
@@ -41,6 +42,7 @@ pub mod session;
 pub mod spec_check;
 pub mod summary;
 pub mod targets;
+pub mod tool_files;
 
 pub use format::Study;
 pub use session::Session;
@@ -64,6 +66,10 @@ pub enum StudyError {
     Input { field: String, message: String },
     #[error("{file}: {message}")]
     Records { file: String, message: String },
+    /// A record table whose columns were not recognised: the Upload tool's mapping step asks
+    /// the user which column holds each field, then the file is added again with that mapping.
+    #[error("{}: the columns need mapping to record fields (missing: {})", .request.file, .request.missing.join(", "))]
+    NeedsMapping { request: crate::formats::mapping::MappingRequest },
     #[error("{0}")]
     Bundle(String),
     /// A study whose work is above [`budget`]'s limits.

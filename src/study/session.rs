@@ -229,6 +229,20 @@ impl Session {
         method: Option<&str>,
         origin: Origin,
     ) -> Result<AddSummary, StudyError> {
+        self.add_records_mapped(name, bytes, method, origin, None)
+    }
+
+    /// [`Session::add_records`] with the column mapping the user chose for a table whose
+    /// columns were not recognised ([`StudyError::NeedsMapping`] asks for it). A file the
+    /// method's own tool reads ([`super::tool_files`]) is taken as that tool reads it.
+    pub fn add_records_mapped(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        method: Option<&str>,
+        origin: Origin,
+        mapping: Option<&crate::formats::mapping::ColumnMapping>,
+    ) -> Result<AddSummary, StudyError> {
         if crate::logs::detect(bytes).is_some() {
             return self.add_log(name, bytes, method, origin);
         }
@@ -241,12 +255,21 @@ impl Session {
                 message: format!("method: expected one of the study's ({}), found {m:?}", used.join(", ")),
             });
         }
-        let loaded = crate::formats::load(name, bytes, None)
-            .map_err(|e| StudyError::Records { file: name.into(), message: e.to_string() })?;
-        let mut problems = loaded.errors;
+        let (loaded, mut problems) = match super::tool_files::records(name, bytes, method, &used, self.inputs.as_ref())?
+        {
+            Some(got) => got,
+            None => {
+                let loaded = crate::formats::load(name, bytes, mapping).map_err(|e| match e {
+                    crate::formats::LoadError::NeedsMapping(request) => StudyError::NeedsMapping { request },
+                    e => StudyError::Records { file: name.into(), message: e.to_string() },
+                })?;
+                (loaded.records, loaded.errors)
+            }
+        };
+        let read = loaded.len();
         let mut taken: Vec<Record> = vec![];
         let mut other: BTreeMap<String, usize> = BTreeMap::new();
-        for r in loaded.records {
+        for r in loaded {
             let mut r = cases::normalise(r);
             if let Some(m) = method {
                 r.method = m.to_string();
@@ -267,13 +290,16 @@ impl Session {
             );
         }
         if taken.is_empty() {
-            return Err(StudyError::Records {
-                file: name.into(),
-                message: format!(
+            // With the method given (a slot names it), nothing was read: say why, not "give the method".
+            let message = match (method, problems.first()) {
+                (Some(m), Some(p)) if read == 0 => format!("no {m} record could be read; first problem: {p}"),
+                (Some(m), None) if read == 0 => format!("no {m} record could be read from the file"),
+                _ => format!(
                     "no record of the study's methods ({}): give the method, or a method column",
                     used.join(", ")
                 ),
-            });
+            };
+            return Err(StudyError::Records { file: name.into(), message });
         }
         // Replaced per method and target (provider and model), never per model name alone.
         let key = |r: &Record| (r.method.clone(), r.provider.clone(), r.model.clone());
@@ -338,6 +364,29 @@ impl Session {
         });
         self.records.extend(taken);
         Ok(AddSummary { file: name.into(), records: n, by_method, models, problems })
+    }
+
+    /// Several question files in the cross-lingual slot at once (MSQAD's one file per topic):
+    /// merged first, as the Cross-lingual tool merges them, so that their reference responses
+    /// (one model) are one source rather than each file replacing the last. `None` when the
+    /// study has no cross-lingual method or a file is not a question set (the caller then adds
+    /// the files one by one).
+    pub fn add_question_sets(
+        &mut self,
+        files: &[(String, Vec<u8>)],
+        origin: Origin,
+    ) -> Result<Option<AddSummary>, StudyError> {
+        if !self.study.methods.used().contains(&"crosslingual") {
+            return Ok(None);
+        }
+        let Some((records, problems)) = super::tool_files::question_sets(files, self.inputs.as_ref())? else {
+            return Ok(None);
+        };
+        let name = files.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(" + ");
+        let jsonl = crate::formats::write(&records, crate::formats::FileFormat::Jsonl);
+        let mut summary = self.add_records(&name, jsonl.as_bytes(), Some("crosslingual"), origin)?;
+        summary.problems.splice(0..0, problems);
+        Ok(Some(summary))
     }
 
     /// The records of one method, each `model` set to its target's report name

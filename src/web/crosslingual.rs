@@ -25,6 +25,19 @@ impl CrosslingualSession {
         to_js(&self.0.load_questions(name, bytes).map_err(failed)?)
     }
 
+    /// Several evenhand-questions or MSQAD JSON files (MSQAD has one per topic), merged into one
+    /// set: `names[i]` is the name of `files[i]`. Questions whose id an earlier file gave are
+    /// left out and listed in the summary's `duplicates`.
+    pub fn load_question_files(
+        &mut self,
+        names: Vec<String>,
+        files: Vec<js_sys::Uint8Array>,
+    ) -> Result<JsValue, JsValue> {
+        let files: Vec<(String, Vec<u8>)> =
+            names.into_iter().zip(files.iter().map(js_sys::Uint8Array::to_vec)).collect();
+        to_js(&self.0.load_question_files(&files).map_err(failed)?)
+    }
+
     /// `request`: {languages, modes, samples, seed, behaviour?}; returns {done, total}.
     pub fn plan_run(&mut self, request: JsValue) -> Result<JsValue, JsValue> {
         let r: crate::crosslingual::session::RunRequest = from_js("run request", request)?;

@@ -128,6 +128,44 @@ impl StudySession {
         to_js(&self.core.add_records(name, bytes, method.as_deref(), origin).map_err(study_failed)?)
     }
 
+    /// An uploaded record file with the column mapping the user chose after a `needs_mapping`
+    /// error (whose `detail.request` holds the headers, suggestions and a preview), as the
+    /// Upload tool's mapping step gives it: {field: header}.
+    pub fn add_records_mapped(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        method: Option<String>,
+        mapping: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let mapping: Option<crate::formats::ColumnMapping> = super::from_js_or_default("mapping", mapping)?;
+        self.last.replace(None);
+        self.items.replace(None);
+        let origin = study::session::Origin::Uploaded;
+        to_js(
+            &self
+                .core
+                .add_records_mapped(name, bytes, method.as_deref(), origin, mapping.as_ref())
+                .map_err(study_failed)?,
+        )
+    }
+
+    /// Several question files in the cross-lingual slot (MSQAD's one file per topic), merged:
+    /// one summary as `add_records` gives, or null when a file is not a question set (add the
+    /// files one by one then). `names[i]` is the name of `files[i]`.
+    pub fn add_question_sets(
+        &mut self,
+        names: Vec<String>,
+        files: Vec<js_sys::Uint8Array>,
+    ) -> Result<JsValue, JsValue> {
+        let files: Vec<(String, Vec<u8>)> =
+            names.into_iter().zip(files.iter().map(js_sys::Uint8Array::to_vec)).collect();
+        self.last.replace(None);
+        self.items.replace(None);
+        let added = self.core.add_question_sets(&files, study::session::Origin::Uploaded).map_err(study_failed)?;
+        to_js(&added)
+    }
+
     /// Answers the simulated targets (replacing their earlier records): {records}.
     pub fn simulate(&mut self) -> Result<JsValue, JsValue> {
         self.last.replace(None);
@@ -183,6 +221,13 @@ impl StudySession {
     pub fn report_html(&self, generated_at: Option<String>) -> Result<String, JsValue> {
         let r = self.built(generated_at)?;
         Ok(study::html::render(&r))
+    }
+
+    /// The records of `method` as its expert tool reads them (`study::handoff`), as JSONL: the
+    /// report's link opens the tool with them.
+    pub fn tool_records(&self, method: &str) -> Result<String, JsValue> {
+        let records = study::handoff::records(&self.core, method).map_err(study_failed)?;
+        Ok(crate::formats::write(&records, crate::formats::FileFormat::Jsonl))
     }
 
     /// Every record held, as JSONL.

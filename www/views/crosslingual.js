@@ -43,9 +43,13 @@ export function createCrosslingualSetup(call, onData) {
     // MSQAD's files write missing values as a bare NaN; the reader takes them as missing and says how many.
     const nonfinite = s.nonfinite_values ? el("p", { class: "warning",
       text: `${plural(s.nonfinite_values, "bare NaN/Infinity value")} (not JSON; Python writes missing values so) read as missing.` }) : null;
+    // Several files merged: a question whose id an earlier file gave is left out, and said.
+    const duplicates = s.duplicates?.length ? el("div", { class: "warning", id: "crosslingual-duplicates" },
+      el("p", { text: `${plural(s.duplicates.length, "question")} left out: ${s.duplicates.length === 1 ? "its id is" : "their ids are"} already given by an earlier file.` }),
+      el("ul", {}, s.duplicates.slice(0, 20).map((d) => el("li", { text: `${d.file}: ${d.id} (kept from ${d.first_file})` })))) : null;
     showIn($("crosslingual-set-result"), el("p", { class: "success", role: "status",
-      text: `${s.name || s.file} (${s.source_format}): ${plural(s.questions, "question")} in ${s.languages.join(", ")}; ` +
-        `topics: ${s.topics.join(", ")}.` }), nonfinite);
+      text: `${s.file.includes(" + ") ? s.file : s.name || s.file} (${s.source_format}): ${plural(s.questions, "question")} in ${s.languages.join(", ")}; ` +
+        `topics: ${s.topics.join(", ")}.` }), nonfinite, duplicates);
   }
 
   async function useBuiltin() {
@@ -58,11 +62,14 @@ export function createCrosslingualSetup(call, onData) {
 
   $("crosslingual-builtin").addEventListener("click", useBuiltin);
   $("crosslingual-questions-file").addEventListener("change", async (event) => {
-    const file = /** @type {HTMLInputElement} */ (event.target).files[0];
+    const files = [...(/** @type {HTMLInputElement} */ (event.target).files ?? [])];
     /** @type {HTMLInputElement} */ (event.target).value = "";
-    if (!file) return;
+    if (!files.length) return;
     try {
-      showSet(await call("crosslingualLoadQuestions", file.name, await file.arrayBuffer()));
+      // MSQAD has one file per topic: several are merged into one set.
+      showSet(files.length === 1
+        ? await call("crosslingualLoadQuestions", files[0].name, await files[0].arrayBuffer())
+        : await call("crosslingualLoadQuestionFiles", files.map((f) => f.name), await Promise.all(files.map((f) => f.arrayBuffer()))));
     } catch (err) {
       showIn($("crosslingual-set-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The earlier question set is kept." })));
     }

@@ -5,6 +5,7 @@ import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } 
 import { withGenerator } from "../build-info.js";
 import { createDivergenceResults } from "./divergence-results.js";
 import { readFile } from "../read-file.js";
+import { onDivergenceData } from "../handover.js";
 
 const alert = (...content) => el("div", { class: "alert", role: "alert" }, ...content);
 const ok = (text) => el("p", { class: "success", role: "status", text });
@@ -203,6 +204,11 @@ export function createDivergence(call) {
     } catch (err) {
       showIn($("divergence-data-result"), alert(el("p", { text: errorMessage(err) })));
     }
+  });
+  // A study's records, from its report's link to this tool (handover.js).
+  onDivergenceData(async ({ message, loaded }) => {
+    showIn($("divergence-data-result"), ok(message), dataLoaded(loaded));
+    await analyze();
   });
   for (const [id, op] of /** @type {const} */ ([["divergence-logprobs-file", "divergenceLoadLogprobs"], ["divergence-records-file", "divergenceLoadRecords"]])) {
     $(id).addEventListener("change", async (event) => {

@@ -5,6 +5,7 @@
 import { el, download, errorMessage, setSvg, showIn } from "../dom.js";
 import { METHODS } from "./study-setup.js";
 import { createItemTable } from "./study-items.js";
+import { TOOL, openInTool } from "./study-tools.js";
 
 const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? "–" : Number(x).toFixed(digits));
 const pct = (x) => (x == null || !Number.isFinite(x) ? "–" : `${(x * 100).toFixed(1)}%`);
@@ -84,6 +85,18 @@ export function createStudyReport(call) {
     return report;
   }
 
+  // A method's link to its expert tool opens the tool with this study's records of that method.
+  body.addEventListener("click", async (event) => {
+    const link = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (event.target).closest?.("a[data-tool-method]"));
+    if (!link) return;
+    event.preventDefault();
+    try {
+      await openInTool(call, link.dataset.toolMethod, title);
+    } catch (err) {
+      showIn(error, `The expert tool could not take this study's records: ${errorMessage(err)}`);
+    }
+  });
+
   /** Empties the view (a link that cannot rebuild its report shows why instead). */
   const clear = () => {
     body.replaceChildren();
@@ -155,12 +168,9 @@ function section(s) {
         el("td", { text: f.clustered?.design_effect != null ? num(f.clustered.design_effect, 2) : "–" }),
         el("td", { text: f.n })))))),
     s.notes?.length ? el("ul", { class: "report-notes" }, s.notes.map((n) => el("li", { text: n }))) : null,
-    TOOL[s.method] ? el("p", { class: "help" }, "More on this method in its expert tool: ",
-      el("a", { href: `#tools/${TOOL[s.method]}`, text: methodName(s.method) }), ".") : null);
+    TOOL[s.method] ? el("p", { class: "help" }, "More on this method in its expert tool, with this study's records: ",
+      el("a", { href: `#tools/${TOOL[s.method]}`, "data-tool-method": s.method, text: methodName(s.method) }), ".") : null);
 }
-
-/** Each method's expert tool (its tab id). */
-const TOOL = { requirements: "requirements", bbq: "bench", crosslingual: "crosslingual", divergence: "divergence" };
 
 /** Every paired test of every method in one table, with the correction the study names. */
 function paired(r, sections) {

@@ -6,6 +6,18 @@
 import { el, busy, download, errorMessage, plural, showIn } from "../dom.js";
 import { keysFor, setKey } from "../keys.js";
 import { METHODS, describe } from "./study-setup.js";
+import { mappingForm } from "./mapping-form.js";
+
+/** What each method's slot reads besides Evenhand's record table (CSV, JSONL or JSON; a table
+ *  with other column names is mapped, as on the Upload tab): what that method's own tool reads. */
+const COLUMNS = "Expected columns: those of the study's cases (download them above), with model and response; "
+  + "a table with other column names is mapped here, as on the Upload tab.";
+const READS = {
+  requirements: COLUMNS,
+  bbq: `${COLUMNS} Or BBQ's released predictions (one <model>_pred_<format> answer column per model), as the Benchmarks tool reads them.`,
+  crosslingual: `${COLUMNS} Or an MSQAD topic file (a question set, as the Cross-lingual tool reads it): its reference responses.`,
+  divergence: COLUMNS,
+};
 
 /** Where the study of a run is kept across a reload, by run id: {sha256, title, text} (no key).
  *  The sha256 is the study's identity: a run is offered to its own study only. */
@@ -77,13 +89,18 @@ export function createStudyRun(call, engineReady, hooks) {
       el("button", { type: "button", id: "study-confirm-no", text: "Not now" })));
 
   // Uploads: per method, or one table with a method column.
-  const uploadInputs = METHODS.map((m) => el("input", { type: "file", id: `study-up-${m.id}`, accept: ".csv,.jsonl,.json,.tsv" }));
+  // Several files per slot (MSQAD, for one, has a file per topic).
+  const uploadInputs = METHODS.map((m) => el("input", { type: "file", id: `study-up-${m.id}`, accept: ".csv,.jsonl,.json,.tsv", multiple: true }));
   const tableInput = el("input", { type: "file", id: "study-up-table", accept: ".csv,.jsonl,.json,.tsv" });
   // Each slot keeps its own error until a file in that slot is taken: another slot's success
   // does not hide it.
   const slotError = (input) => el("div", { class: "alert", role: "alert", id: `${input.id}-error`, hidden: true });
   const uploadErrors = uploadInputs.map(slotError);
   const tableError = slotError(tableInput);
+  // A slot's mapping step (a table whose columns are not recognised), shown under its error.
+  const mapBox = (input) => el("div", { id: `${input.id}-mapping` });
+  const uploadMaps = uploadInputs.map(mapBox);
+  const tableMap = mapBox(tableInput);
   const uploadResult = el("div", { id: "study-upload-result", "aria-live": "polite" });
   const reportButton = el("button", { type: "button", class: "primary", id: "study-make-report", text: "Make the report" });
   const casesButton = el("button", { type: "button", id: "study-cases-download", text: "Download the cases (JSONL)" });
@@ -102,8 +119,9 @@ export function createStudyRun(call, engineReady, hooks) {
           + "or one table whose method column names each row's method. To collect them elsewhere (a batch job, "
           + "another tool), start from the study's cases: each carries its method and item." }),
         el("div", { class: "buttons" }, casesButton),
-        METHODS.map((m, i) => el("div", { class: "row" }, el("label", { for: uploadInputs[i].id, text: `${m.name} records` }), uploadInputs[i], uploadErrors[i])),
-        el("div", { class: "row" }, el("label", { for: tableInput.id, text: "One record table with a method column" }), tableInput, tableError),
+        METHODS.map((m, i) => el("div", { class: "row" }, el("label", { for: uploadInputs[i].id, text: `${m.name} records` }),
+          uploadInputs[i], el("p", { class: "help", id: `${uploadInputs[i].id}-reads`, text: READS[m.id] }), uploadErrors[i], uploadMaps[i])),
+        el("div", { class: "row" }, el("label", { for: tableInput.id, text: "One record table with a method column" }), tableInput, tableError, tableMap),
         uploadResult)),
     live,
     error,
@@ -271,17 +289,64 @@ export function createStudyRun(call, engineReady, hooks) {
   action(cancel, "cancel");
   action(retry, "retryFailed");
 
-  async function addFile(input, method, slot) {
+  /** The record fields the mapping step offers (the worker's `info`), fetched once. */
+  let fields = null;
+  /** A slot's file: added as it is, or, when its columns are not recognised, through the Upload
+   *  tab's mapping step shown at the slot (its error stays there until the file is in). */
+  /** What a slot added: its records per method and model, and what was left out. */
+  function added(name, s) {
+    const by = Object.entries(s.by_method).map(([m, n]) => `${n} ${m}`).join(", ");
+    uploadResult.append(el("p", { role: "status", text: `${name}: ${plural(s.records, "record")} (${by}) of ${s.models.join(", ")}.` }),
+      s.problems.length ? el("ul", { class: "problems" }, s.problems.map((p) => el("li", { text: describe({ detail: p }) }))) : "");
+  }
+
+  /** Several files in one slot: question sets (MSQAD's one file per topic) in the cross-lingual
+   *  slot are merged as the Cross-lingual tool merges them; other files go one by one. */
+  async function addFiles(input, method, slot, mapBox) {
+    const files = [...(input.files ?? [])];
+    if (files.length < 2) return addFile(input, method, slot, mapBox);
+    try {
+      const datas = await Promise.all(files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+      const merged = method === "bbq" ? null : await call("studyAddQuestionSets", files.map((f) => f.name), datas);
+      if (merged) {
+        added(merged.file, merged);
+        showIn(slot);
+        return mapBox.replaceChildren();
+      }
+      const problems = [];
+      for (const [i, f] of files.entries()) {
+        try {
+          added(f.name, await call("studyAddRecords", f.name, datas[i], method));
+        } catch (err) {
+          problems.push(`${f.name}: ${describe(err)}`);
+        }
+      }
+      showIn(slot, problems.length ? el("ul", {}, problems.map((p) => el("li", { text: p }))) : null);
+      mapBox.replaceChildren();
+    } catch (err) {
+      showIn(slot, describe(err));
+    }
+  }
+
+  async function addFile(input, method, slot, mapBox, map = null) {
     const file = input.files[0];
     if (!file) return;
     try {
-      const s = await call("studyAddRecords", file.name, new Uint8Array(await file.arrayBuffer()), method);
-      const by = Object.entries(s.by_method).map(([m, n]) => `${n} ${m}`).join(", ");
-      uploadResult.append(el("p", { role: "status", text: `${file.name}: ${plural(s.records, "record")} (${by}) of ${s.models.join(", ")}.` }),
-        s.problems.length ? el("ul", { class: "problems" }, s.problems.map((p) => el("li", { text: describe({ detail: p }) }))) : "");
+      const data = new Uint8Array(await file.arrayBuffer());
+      const s = map ? await call("studyAddRecordsMapped", file.name, data, method, map)
+        : await call("studyAddRecords", file.name, data, method);
+      added(file.name, s);
       showIn(slot);
+      mapBox.replaceChildren();
     } catch (err) {
-      showIn(slot, `${file.name}: ${describe(err)}`);
+      const text = describe(err);
+      showIn(slot, text.startsWith(`${file.name}:`) ? text : `${file.name}: ${text}`);
+      const request = err?.detail?.kind === "needs_mapping" ? err.detail.request : null;
+      if (!request) return mapBox.replaceChildren();
+      fields ??= (await call("info")).fields;
+      mapBox.replaceChildren(mappingForm({ file: file.name, request, fields, prefix: `${input.id}-map`,
+        note: map ? "A required field is still unmapped." : null,
+        onSubmit: (chosen) => addFile(input, method, slot, mapBox, chosen) }));
     }
   }
   casesButton.addEventListener("click", () => busy(casesButton, async () => {
@@ -292,8 +357,8 @@ export function createStudyRun(call, engineReady, hooks) {
       showIn(error, describe(err));
     }
   }));
-  METHODS.forEach((m, i) => uploadInputs[i].addEventListener("change", () => addFile(uploadInputs[i], m.id, uploadErrors[i])));
-  tableInput.addEventListener("change", () => addFile(tableInput, null, tableError));
+  METHODS.forEach((m, i) => uploadInputs[i].addEventListener("change", () => addFiles(uploadInputs[i], m.id, uploadErrors[i], uploadMaps[i])));
+  tableInput.addEventListener("change", () => addFiles(tableInput, null, tableError, tableMap));
   reportButton.addEventListener("click", () => busy(reportButton, async () => {
     showIn(error);
     try {

@@ -5,6 +5,16 @@ import { $, el, showIn } from "../dom.js";
 import { createStudySetup, describe } from "./study-setup.js";
 import { createStudyRun } from "./study-run.js";
 import { createStudyReport } from "./study-report.js";
+import { forgetOpenBundle, openBundle, saveOpenBundle } from "../study-store.js";
+
+/** Is this text a study bundle (study, inputs and records) rather than a study? */
+function isBundle(text) {
+  try {
+    return JSON.parse(text)?.format === "evenhand-study-bundle";
+  } catch {
+    return false;
+  }
+}
 
 const OPEN_KEY = "evenhand-study-open";
 const FORM_KEY = "evenhand-study-form";
@@ -36,10 +46,13 @@ export function createStudy(call, engineReady, go) {
 
   // What a reload must put back (sessionStorage: this tab only, gone with it): the open study
   // (its text; the example and share links by their address) and what steps 1 and 2 hold.
+  // A study opened from a bundle is kept as its bundle (IndexedDB, study-store.js), records and all.
   const remember = () => {
+    if (!open?.bundle) forgetOpenBundle().catch(() => {});
     if (!open || open.shared) return sessionStorage.removeItem(OPEN_KEY);
     if (open.example) return sessionStorage.setItem(OPEN_KEY, JSON.stringify({ example: true }));
     const summary = open;
+    if (summary.bundle) return sessionStorage.setItem(OPEN_KEY, JSON.stringify(summary));
     call("studyText").then((text) => {
       if (open === summary) sessionStorage.setItem(OPEN_KEY, JSON.stringify({ ...summary, text }));
     }, () => {});
@@ -102,11 +115,14 @@ export function createStudy(call, engineReady, go) {
   } catch {
     sessionStorage.removeItem(OPEN_KEY);
   }
-  const reopening = saved?.text
-    ? call("studyOpen", "study.json", saved.text).then(
-      (summary) => opened({ ...summary, from_form: saved.from_form }),
-      () => sessionStorage.removeItem(OPEN_KEY))
-    : Promise.resolve();
+  /** The text to open again: the bundle kept in IndexedDB, or the study's own text. */
+  const savedText = async () => {
+    if (!saved?.bundle) return saved?.text ? { name: "study.json", text: saved.text } : null;
+    return openBundle();
+  };
+  const reopening = savedText().then((got) => (got
+    ? call("studyOpen", got.name, got.text).then((summary) => opened({ ...summary, from_form: saved.from_form, bundle: saved.bundle }))
+    : sessionStorage.removeItem(OPEN_KEY))).catch(() => sessionStorage.removeItem(OPEN_KEY));
   try {
     const form = JSON.parse(sessionStorage.getItem(FORM_KEY) ?? "null");
     if (form) {
@@ -251,7 +267,12 @@ export function createStudy(call, engineReady, go) {
     try {
       if (!(await mayReplace("a study file"))) return;
       // A bundle brings its records: straight to its report. A study starts at its plan.
-      const summary = opened(await call("studyOpen", file.name, await file.text()));
+      const text = await file.text();
+      const summary = await call("studyOpen", file.name, text);
+      const bundle = isBundle(text);
+      // Kept before it counts as open, so a reload right after finds it.
+      if (bundle) await saveOpenBundle(file.name, text).catch(() => {}); // without IndexedDB: open, not kept
+      opened({ ...summary, bundle });
       go(summary.records ? "#study/report" : "#study/plan-file");
     } catch (err) {
       showIn(errorBox, `The study could not be opened. ${describe(err)}`);

@@ -3,6 +3,7 @@ import { $, el, errorMessage, plural, problemList, showIn } from "../dom.js";
 import { describeReproduction, openBundleText } from "../bundles.js";
 import { readFile } from "../read-file.js";
 import { showHarnessLogs, wireHarnessLogs } from "./harness-logs.js";
+import { mappingForm } from "./mapping-form.js";
 
 const KEPT = "Your earlier data is kept.";
 
@@ -76,41 +77,9 @@ export function createUpload(call, fields, changed) {
     }
   }
 
-  // The mapping form: one <select> of the file's headers per record field.
+  // The mapping form (views/mapping-form.js): one <select> of the file's headers per record field.
   function askMapping(chosen, request, note) {
-    const file = chosen.name;
-    const choose = (field) => {
-      const id = `map-${field.name}`;
-      const help = `${id}-help`;
-      return el("div", { class: "row map" },
-        el("label", { for: id, text: field.required ? `${field.name} (required)` : field.name }),
-        el("select", { id, name: field.name, "aria-describedby": help },
-          el("option", { value: "", text: "(not in this file)" }),
-          request.headers.map((h) => el("option", { value: h, text: h, selected: request.suggested[field.name] === h }))),
-        el("span", { class: "help", id: help, text: field.doc }));
-    };
-    // Required fields first, then those matched by name; the rest fold away.
-    const main = [...fields.filter((f) => f.required), ...fields.filter((f) => !f.required && request.suggested[f.name])];
-    const rest = fields.filter((f) => !main.includes(f));
-    const preview = el("div", { class: "table-wrap" }, el("table", { class: "preview" },
-      el("caption", { text: `The first rows of ${file}` }),
-      el("thead", {}, el("tr", {}, request.headers.map((h) => el("th", { scope: "col", text: h })))),
-      el("tbody", {}, request.preview.map((row) => el("tr", {}, row.map((cell) => el("td", { text: cell })))))));
-    const form = el("form", { id: "mapping-form", novalidate: "" },
-      el("h3", { text: `Map the columns of ${file}` }),
-      el("p", { text: `No column could be matched to: ${request.missing.join(", ")}.` }),
-      note ? el("p", { class: "alert", role: "alert", text: note }) : null,
-      main.map(choose),
-      el("details", {}, el("summary", { text: "Other fields (optional)" }), rest.map(choose)),
-      preview,
-      el("button", { type: "submit", class: "primary", text: "Load with this mapping" }));
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const map = {};
-      for (const select of form.querySelectorAll("select")) if (select.value) map[select.name] = select.value;
-      load(chosen, map);
-    });
-    mapping.replaceChildren(form);
+    mapping.replaceChildren(mappingForm({ file: chosen.name, request, fields, note, onSubmit: (map) => load(chosen, map) }));
     mapping.hidden = false;
   }
 
