@@ -168,9 +168,10 @@ pub fn bbq(inputs: &Inputs, records: &[Record], models: &[String], s: Settings) 
 }
 
 /// Every breakdown of the study, its comparisons corrected as one family of their own.
-pub fn of(inputs: &Inputs, records: &[Record], models: &[String], s: Settings) -> Vec<Breakdown> {
-    let bbq_records: Vec<Record> = records.iter().filter(|r| r.method == "bbq").cloned().collect();
-    let mut out = bbq(inputs, &bbq_records, models, s);
+/// `by_method`: the study's records split by method.
+pub fn of(inputs: &Inputs, by_method: &[(&str, Vec<Record>)], models: &[String], s: Settings) -> Vec<Breakdown> {
+    let records = |method: &str| by_method.iter().find(|(m, _)| *m == method).map_or(&[][..], |(_, r)| r.as_slice());
+    let mut out = bbq(inputs, records("bbq"), models, s);
     let mut all: Vec<Comparison> = out.iter().flat_map(|b| b.comparisons.clone()).collect();
     compare::correct(&mut all, s.correction, s.alpha);
     let mut it = all.into_iter();
