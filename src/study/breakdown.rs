@@ -1,9 +1,16 @@
-//! Breakdowns of the BBQ section: diff-bias per category and per language, each model's figure
+//! Breakdowns of the sections. BBQ's (here): diff-bias per category and per language, each model's figure
 //! with its bootstrap interval over template groups (`bbq::metrics::breakdown`) and the paired
 //! model difference within each category or language (the paired cluster bootstrap of
 //! `stats::paired`, resampling the template groups of that subset). A study over en+de gets a
 //! figure per language, not only the pooled one. The breakdowns' comparisons form a family of
 //! their own, corrected with the study's correction (the headline family stays as it was).
+//! The cross-lingual section's, per topic and per language pair, are in
+//! [`super::breakdown_crosslingual`].
+//!
+//! Their paired bootstraps draw as many replicates as their family needs, by the rule of the
+//! headline family ([`super::report::paired_replicates`]: at least 20 x family / alpha, and at
+//! least the study's), so that a difference at the bootstrap's floor can survive the
+//! correction here too; each model's own interval keeps the study's replicates.
 
 use super::compare::{self, Comparison, Figure};
 use super::inputs::Inputs;
@@ -22,6 +29,19 @@ pub struct Breakdown {
     pub by: String,
     pub figures: Vec<Figure>,
     pub comparisons: Vec<Comparison>,
+    /// The replicates the paired bootstraps of the breakdowns drew (the study's, raised for
+    /// the breakdowns' family); absent when this breakdown's comparisons draw none (McNemar).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired_replicates: Option<u32>,
+}
+
+/// One breakdown before its family is known: the figures, and the comparisons at a number of
+/// paired replicates (called again when the family needs more).
+pub(super) struct Part<'a> {
+    pub method: &'static str,
+    pub by: &'static str,
+    pub figures: Vec<Figure>,
+    pub compare: Box<dyn Fn(u32) -> Vec<Comparison> + 'a>,
 }
 
 /// The BBQ examples judged per model and sample (the BBQ section and the breakdowns both judge
@@ -70,6 +90,7 @@ fn paired_in(
     (field, value): (&str, &str),
     (a, b): (&str, &str),
     s: Settings,
+    replicates: u32,
 ) -> Vec<Comparison> {
     let of = |m: &str| -> BTreeMap<(usize, String, u32), Option<usize>> {
         js.iter()
@@ -106,7 +127,7 @@ fn paired_in(
             let v = |c: &metrics::Counts| metric(&metrics::scores(c)).unwrap_or(f64::NAN);
             (v(&ca), v(&cb))
         };
-        if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.replicates, s.confidence, s.seed, stat)
+        if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, replicates, s.confidence, s.seed, stat)
             && bs.difference.is_finite()
         {
             let figure = format!("{name} · {value}");
@@ -116,11 +137,11 @@ fn paired_in(
     out
 }
 
-/// BBQ's diff-bias per category and per language (only fields with two or more values).
-pub fn bbq(inputs: &Inputs, records: &[Record], models: &[String], s: Settings) -> Vec<Breakdown> {
+/// BBQ's diff-bias per category and per language (only fields with two or more values), over
+/// the judged answers `js` ([`judged`]).
+fn bbq<'a>(inputs: &'a Inputs, js: &'a [(u32, Judged)], models: &'a [String], s: Settings) -> Vec<Part<'a>> {
     let Some(input) = &inputs.bbq else { return vec![] };
     let examples = &input.examples;
-    let js = judged(inputs, records);
     let settings = BootstrapSettings { replicates: s.replicates, confidence: s.confidence, seed: s.seed };
     let plain: Vec<Judged> = js.iter().map(|(_, j)| j.clone()).collect();
     let mut out = vec![];
@@ -154,32 +175,111 @@ pub fn bbq(inputs: &Inputs, records: &[Record], models: &[String], s: Settings) 
                 }
             }
         }
-        let mut comparisons = vec![];
-        for value in &values {
-            for (i, a) in models.iter().enumerate() {
-                for b in &models[i + 1..] {
-                    comparisons.extend(paired_in(examples, &js, (field, value), (a, b), s));
+        let compare = move |replicates: u32| {
+            let mut comparisons = vec![];
+            for value in &values {
+                for (i, a) in models.iter().enumerate() {
+                    for b in &models[i + 1..] {
+                        comparisons.extend(paired_in(examples, js, (field, value), (a, b), s, replicates));
+                    }
                 }
             }
-        }
-        out.push(Breakdown { method: "bbq".into(), by: field.into(), figures, comparisons });
+            comparisons
+        };
+        out.push(Part { method: "bbq", by: field, figures, compare: Box::new(compare) });
     }
     out
 }
 
-/// Every breakdown of the study, its comparisons corrected as one family of their own.
-pub fn of(inputs: &Inputs, records: &[Record], models: &[String], s: Settings) -> Vec<Breakdown> {
-    let bbq_records: Vec<Record> = records.iter().filter(|r| r.method == "bbq").cloned().collect();
-    let mut out = bbq(inputs, &bbq_records, models, s);
-    let mut all: Vec<Comparison> = out.iter().flat_map(|b| b.comparisons.clone()).collect();
+fn is_bootstrap(c: &Comparison) -> bool {
+    c.test.contains("bootstrap")
+}
+
+/// Every breakdown of the study (`by_method`: its records split by method, targets under
+/// report names), their comparisons corrected as one family of their own, their paired
+/// bootstraps drawing the replicates that family needs.
+pub fn of(inputs: &Inputs, by_method: &[(&str, Vec<Record>)], models: &[String], s: Settings) -> Vec<Breakdown> {
+    let records = |method: &str| by_method.iter().find(|(m, _)| *m == method).map_or(&[][..], |(_, r)| r.as_slice());
+    let js = judged(inputs, records("bbq"));
+    let xl = super::breakdown_crosslingual::judge(records("crosslingual"));
+    let mut parts = bbq(inputs, &js, models, s);
+    parts.extend(super::breakdown_crosslingual::parts(inputs, &xl, models, s));
+    // As the headline family: the size is known once the comparisons are made, and a size
+    // that needs more replicates makes them again (a loop: the size can only grow).
+    let mut b = s.replicates;
+    let made = loop {
+        let made: Vec<Vec<Comparison>> = parts.iter().map(|p| (p.compare)(b)).collect();
+        let all = made.iter().flatten();
+        let want = if all.clone().any(is_bootstrap) {
+            super::report::paired_replicates(s.replicates, all.count(), s.alpha, s.correction)
+        } else {
+            b
+        };
+        if want <= b {
+            break made;
+        }
+        b = want;
+    };
+    let mut all: Vec<Comparison> = made.iter().flatten().cloned().collect();
     compare::correct(&mut all, s.correction, s.alpha);
     let mut it = all.into_iter();
-    for b in &mut out {
-        for c in &mut b.comparisons {
-            if let Some(x) = it.next() {
-                *c = x;
-            }
-        }
+    parts
+        .into_iter()
+        .zip(made)
+        .map(|(p, made)| Breakdown {
+            method: p.method.into(),
+            by: p.by.into(),
+            figures: p.figures,
+            paired_replicates: made.iter().any(is_bootstrap).then_some(b),
+            comparisons: made.iter().map(|c| it.next().unwrap_or_else(|| c.clone())).collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::report::paired_replicates;
+
+    #[test]
+    fn the_breakdowns_draw_the_replicates_their_family_needs() {
+        let r = super::super::example::session().unwrap().report("T").unwrap();
+        let st = &r.statistics;
+        let size: usize = r.breakdowns.iter().map(|b| b.comparisons.len()).sum();
+        let want = paired_replicates(st.replicates, size, st.alpha, st.correction);
+        assert!(want > st.replicates, "the example's breakdown family ({size}) needs more than the study's replicates");
+        let bbq = r.breakdowns.iter().find(|b| b.method == "bbq" && b.by == "category").unwrap();
+        assert_eq!(bbq.paired_replicates, Some(want));
+        // The smallest p a bootstrap with `want` replicates gives: the comparisons reach it,
+        // which the study's 1,000 could not (2 / 1001).
+        let floor = 2.0 / (f64::from(want) + 1.0);
+        let smallest = bbq.comparisons.iter().map(|c| c.p_value).fold(1.0, f64::min);
+        assert!((smallest - floor).abs() < 1e-12, "{smallest} vs {floor}");
     }
-    out
+
+    #[test]
+    fn crosslingual_breaks_down_by_topic_and_language_pair_with_paired_differences() {
+        let r = super::super::example::session().unwrap().report("T").unwrap();
+        let topic = r.breakdowns.iter().find(|b| b.method == "crosslingual" && b.by == "topic").unwrap();
+        // 17 topics, both models, each with an interval; one McNemar comparison per topic.
+        assert_eq!(topic.figures.len(), 17 * 2);
+        assert!(topic.figures.iter().all(|f| f.interval.is_some() && f.figure.starts_with("refusal rate · ")));
+        assert_eq!(topic.comparisons.len(), 17);
+        assert!(topic.comparisons.iter().all(|c| c.test == "mcnemar-exact" && c.discordant.is_some()));
+        assert_eq!(topic.paired_replicates, None);
+        let pairs = r.breakdowns.iter().find(|b| b.method == "crosslingual" && b.by == "language pair").unwrap();
+        let names: Vec<&str> = pairs.comparisons.iter().map(|c| c.figure.as_str()).collect();
+        assert_eq!(
+            names,
+            ["en − es", "en − hi", "en − zh", "es − hi", "es − zh", "hi − zh"].map(|p| format!("refusal gap · {p}"))
+        );
+        for c in &pairs.comparisons {
+            let i = c.interval.unwrap();
+            assert!(i.low <= c.difference && c.difference <= i.high, "{c:?}");
+            // A's gap and B's gap are each model's figure for the pair.
+            let gap =
+                |m: &str| pairs.figures.iter().find(|f| f.figure == c.figure && f.model == m).unwrap().value.unwrap();
+            assert!((gap(&c.model_a) - c.value_a).abs() < 1e-12 && (gap(&c.model_b) - c.value_b).abs() < 1e-12);
+        }
+        assert!(pairs.paired_replicates.is_some());
+    }
 }

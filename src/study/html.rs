@@ -173,9 +173,15 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(o, "<p class=\"meta\">Records: {}.</p>\n</section>", escape(&statuses.join(", ")));
     }
     if !r.breakdowns.is_empty() {
-        o.push_str("<h2>Breakdowns</h2>\n<p>Per category and language, with the paired model differences; these comparisons are corrected as a family of their own.</p>\n");
+        o.push_str("<h2>Breakdowns</h2>\n<p>BBQ per category and language, cross-lingual refusals per topic and per language pair (a model's gap is its refusal rate in the first language minus the second), with the paired model differences; these comparisons are corrected as a family of their own.</p>\n");
         for b in &r.breakdowns {
             let _ = writeln!(o, "<h3>{} by {}</h3>", escape(&b.method), escape(&b.by));
+            if let Some(n) = b.paired_replicates {
+                let _ = writeln!(
+                    o,
+                    "<p class=\"meta\">Paired bootstraps: {n} replicates, as many as this family needs.</p>"
+                );
+            }
             figures_table(&mut o, &b.figures);
             comparisons_table(&mut o, &b.comparisons);
         }

@@ -285,17 +285,23 @@ fn pair(method: &str, reads: Reads, models: &[String], out: &mut Vec<Item>) {
 
 /// Every item two models both answered, for every model pair (in `models`' order) and method.
 pub fn of(inputs: &Inputs, records: &[Record], methods: &[&str], models: &[String]) -> Vec<Item> {
+    let by_method: Vec<(&str, Vec<Record>)> =
+        methods.iter().map(|&m| (m, records.iter().filter(|r| r.method == m).cloned().collect())).collect();
+    of_methods(inputs, &by_method, models)
+}
+
+/// [`of`] over records already split by method (the report holds them so).
+pub fn of_methods(inputs: &Inputs, by_method: &[(&str, Vec<Record>)], models: &[String]) -> Vec<Item> {
     let mut out = vec![];
-    for &method in methods {
-        let of_method: Vec<Record> = records.iter().filter(|r| r.method == method).cloned().collect();
+    for (method, of_method) in by_method {
         if of_method.is_empty() {
             continue;
         }
-        let reads = match method {
-            "bbq" => bbq_reads(inputs, &of_method),
-            "requirements" => requirement_reads(inputs, &of_method),
-            "crosslingual" => crosslingual_reads(&of_method),
-            "divergence" => divergence_reads(inputs, &of_method),
+        let reads = match *method {
+            "bbq" => bbq_reads(inputs, of_method),
+            "requirements" => requirement_reads(inputs, of_method),
+            "crosslingual" => crosslingual_reads(of_method),
+            "divergence" => divergence_reads(inputs, of_method),
             _ => continue,
         };
         pair(method, reads, models, &mut out);

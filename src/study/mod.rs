@@ -19,6 +19,7 @@
 //! - [`example`]: the finished example study the home screen opens.
 
 pub mod breakdown;
+pub mod breakdown_crosslingual;
 pub mod budget;
 pub mod bundle;
 pub mod cases;

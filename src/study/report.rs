@@ -126,41 +126,69 @@ fn is_bootstrap(c: &Comparison) -> bool {
     c.test.contains("bootstrap")
 }
 
-/// Every method's section, or the reason it has none.
+/// Whether a method's comparisons can be paired bootstraps, whose replicates the family may
+/// raise (the others are McNemar's exact test, the same at any number of replicates).
+fn draws_paired(method: &str) -> bool {
+    matches!(method, "bbq" | "divergence")
+}
+
+/// One method's section, or the reason it has none.
+fn build_section(
+    method: &str,
+    inputs: &super::inputs::Inputs,
+    records: &[crate::record::Record],
+    names: &[String],
+    settings: sections::Settings,
+    analysis: &mut Option<crate::divergence::result::Analysis>,
+) -> Result<Section, Omitted> {
+    if records.is_empty() {
+        return Err(Omitted { method: method.into(), reason: "the study holds no record of it".into() });
+    }
+    let section = match method {
+        "requirements" => sections::requirements(inputs, records, names, settings),
+        "bbq" => sections::bbq(inputs, records, names, settings),
+        "crosslingual" => sections::crosslingual(inputs, records, names, settings),
+        // The divergence analysis does not depend on the paired replicates: done once.
+        _ => match analysis {
+            Some(a) => sections::divergence_of(inputs, a, records, names, settings),
+            None => sections::divergence_analysis(inputs, records, settings).and_then(|a| {
+                let a = analysis.insert(a);
+                sections::divergence_of(inputs, a, records, names, settings)
+            }),
+        },
+    };
+    match section {
+        Ok(x) if x.figures.is_empty() => Err(Omitted {
+            method: method.into(),
+            reason: format!(
+                "none of its {} record(s) gave a figure ({})",
+                records.len(),
+                x.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ")
+            ),
+        }),
+        Ok(x) => Ok(x),
+        Err(e) => Err(Omitted { method: method.into(), reason: e.to_string() }),
+    }
+}
+
+/// Every method's section, or the reason it has none: the records of each method (renamed as
+/// the report names targets), and the sections of the previous pass, of which those that draw
+/// no paired bootstrap are taken as they are.
 fn build_sections(
-    s: &Session,
+    by_method: &[(&str, Vec<crate::record::Record>)],
     inputs: &super::inputs::Inputs,
     names: &[String],
     settings: sections::Settings,
-) -> (Vec<Section>, Vec<Omitted>) {
-    let mut sections: Vec<Section> = vec![];
-    let mut omitted: Vec<Omitted> = vec![];
-    for method in s.study.methods.used() {
-        let records = s.records_of(method);
-        if records.is_empty() {
-            omitted.push(Omitted { method: method.into(), reason: "the study holds no record of it".into() });
-            continue;
-        }
-        let section = match method {
-            "requirements" => sections::requirements(inputs, &records, names, settings),
-            "bbq" => sections::bbq(inputs, &records, names, settings),
-            "crosslingual" => sections::crosslingual(inputs, &records, names, settings),
-            _ => sections::divergence(inputs, &records, names, settings),
-        };
-        match section {
-            Ok(x) if x.figures.is_empty() => omitted.push(Omitted {
-                method: method.into(),
-                reason: format!(
-                    "none of its {} record(s) gave a figure ({})",
-                    records.len(),
-                    x.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ")
-                ),
-            }),
-            Ok(x) => sections.push(x),
-            Err(e) => omitted.push(Omitted { method: method.into(), reason: e.to_string() }),
-        }
+    previous: &mut Vec<Result<Section, Omitted>>,
+    analysis: &mut Option<crate::divergence::result::Analysis>,
+) {
+    let mut built = Vec::with_capacity(by_method.len());
+    let mut before = std::mem::take(previous).into_iter();
+    for (method, records) in by_method {
+        let kept = before.next().filter(|_| !draws_paired(method));
+        built.push(kept.unwrap_or_else(|| build_section(method, inputs, records, names, settings, analysis)));
     }
-    (sections, omitted)
+    *previous = built;
 }
 
 /// Builds the report of everything the session holds. `generated_at` is written as given.
@@ -178,14 +206,32 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
     };
     let order = model_order(s);
     let names: Vec<String> = order.iter().map(|(_, m, _)| m.clone()).collect();
+    // Every record under its target's report name, named once (the sections, the item table
+    // and the breakdowns group by target, never by model name alone).
+    let targets = super::targets::names(&s.study);
+    let report_names: Vec<String> =
+        s.records.iter().map(|r| super::targets::name_of(&targets, &r.provider, &r.model)).collect();
+    let by_method: Vec<(&str, Vec<crate::record::Record>)> = s
+        .study
+        .methods
+        .used()
+        .into_iter()
+        .map(|m| {
+            let of = s.records.iter().zip(&report_names).filter(|(r, _)| r.method == m);
+            (m, of.map(|(r, n)| crate::record::Record { model: n.clone(), ..r.clone() }).collect())
+        })
+        .collect();
     // The family's size is known only once the sections are built; when it needs more paired
-    // replicates than the study asked for, the sections are built again with them (the size
-    // can only grow if a comparison undefined on few replicates becomes defined: hence a loop).
+    // replicates than the study asked for, the sections with paired bootstraps are built again
+    // with them (the size can only grow if a comparison undefined on few replicates becomes
+    // defined: hence a loop). The others are the same at any number: kept from the first pass.
     let mut b = st.replicates;
+    let mut built: Vec<Result<Section, Omitted>> = vec![];
+    let mut analysis = None;
     let (sections, omitted) = loop {
-        let (sections, omitted) =
-            build_sections(s, inputs, &names, sections::Settings { paired_replicates: b, ..settings });
-        let all = sections.iter().flat_map(|x| &x.comparisons);
+        let paired = sections::Settings { paired_replicates: b, ..settings };
+        build_sections(&by_method, inputs, &names, paired, &mut built, &mut analysis);
+        let all = built.iter().filter_map(|x| x.as_ref().ok()).flat_map(|x| &x.comparisons);
         let size = all.clone().count();
         let want = if all.clone().any(is_bootstrap) {
             paired_replicates(st.replicates, size, st.alpha, st.correction)
@@ -193,6 +239,13 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             b
         };
         if want <= b {
+            let (mut sections, mut omitted) = (vec![], vec![]);
+            for x in built {
+                match x {
+                    Ok(x) => sections.push(x),
+                    Err(o) => omitted.push(o),
+                }
+            }
             break (sections, omitted);
         }
         b = want;
@@ -208,15 +261,12 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
             *c = it.next().cloned().unwrap_or_else(|| c.clone());
         }
     }
-    let named: Vec<(String, &crate::record::Record)> = s.records.iter().map(|r| (s.name_of(r), r)).collect();
-    // The item table pairs targets as the sections do: by report name, never by model name alone.
-    let renamed: Vec<crate::record::Record> =
-        named.iter().map(|(n, r)| crate::record::Record { model: n.clone(), ..(*r).clone() }).collect();
+    let named: Vec<(&String, &crate::record::Record)> = report_names.iter().zip(&s.records).collect();
     let models = order
         .iter()
-        .filter(|(_, m, _)| named.iter().any(|(n, _)| n == m))
+        .filter(|(_, m, _)| named.iter().any(|(n, _)| *n == m))
         .map(|(target, model, simulated)| {
-            let of = named.iter().filter(|(n, _)| n == model).map(|(_, r)| *r);
+            let of = named.iter().filter(|(n, _)| *n == model).map(|(_, r)| *r);
             let count = |st: crate::record::Status| of.clone().filter(|r| r.status == st).count() as u64;
             ModelRow {
                 target: target.clone(),
@@ -233,7 +283,7 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         crate::stats::correction::Family::None => p,
         _ => (p * all.len() as f64).min(1.0),
     });
-    let breakdowns = super::breakdown::of(inputs, &renamed, &names, settings);
+    let breakdowns = super::breakdown::of(inputs, &by_method, &names, settings);
     let answered_by: Vec<Comparison> =
         all.iter().cloned().chain(breakdowns.iter().flat_map(|b| b.comparisons.clone())).collect();
     let omitted_reasons: Vec<(String, String)> = omitted.iter().map(|o| (o.method.clone(), o.reason.clone())).collect();
@@ -265,7 +315,7 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         methods_text: vec![],
         limitations: vec![],
         references: super::methods_text::references(&s.study),
-        changes: super::items::Changes::of(&super::items::of(inputs, &renamed, &s.study.methods.used(), &names)),
+        changes: super::items::Changes::of(&super::items::of_methods(inputs, &by_method, &names)),
         answer: super::summary::of(&answered_by, &names, &omitted_reasons),
         breakdowns,
     };

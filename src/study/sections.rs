@@ -404,6 +404,16 @@ pub fn crosslingual(
 /// Divergence: CD per aspect and in total per model (bootstrap intervals), and a paired
 /// bootstrap over contexts between models per aspect.
 pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -> Result<Section, SectionError> {
+    divergence_of(inputs, &divergence_analysis(inputs, records, s)?, records, order, s)
+}
+
+/// The divergence analysis of the section (per-model bootstrap intervals at the study's
+/// replicates): apart, so that a report drawing more paired replicates runs it once.
+pub fn divergence_analysis(
+    inputs: &Inputs,
+    records: &[Record],
+    s: Settings,
+) -> Result<crate::divergence::result::Analysis, SectionError> {
     use crate::divergence::analysis::{Input, ModelData, Settings as DSettings, analyze};
     let input = inputs.divergence.as_ref().ok_or(SectionError::NoInput)?;
     let data = ModelData::Records(
@@ -417,7 +427,18 @@ pub fn divergence(inputs: &Inputs, records: &[Record], order: &[String], s: Sett
         },
         ..Default::default()
     };
-    let analysis = analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings)?;
+    Ok(analyze(&Input { probes: &input.probes, references: &input.references, data: &data }, &settings)?)
+}
+
+/// The divergence section from its analysis ([`divergence_analysis`]).
+pub fn divergence_of(
+    inputs: &Inputs,
+    analysis: &crate::divergence::result::Analysis,
+    records: &[Record],
+    order: &[String],
+    s: Settings,
+) -> Result<Section, SectionError> {
+    let input = inputs.divergence.as_ref().ok_or(SectionError::NoInput)?;
     let models = models_of(order, records);
     let mut figures = vec![];
     let est = |e: &crate::divergence::result::Estimate| {

@@ -213,10 +213,10 @@ function list(title, id, items, tag = "ul") {
 function breakdowns(r) {
   if (!r.breakdowns?.length) return null;
   return el("section", { id: "study-breakdowns", "aria-labelledby": "study-breakdowns-title" },
-    el("h3", { id: "study-breakdowns-title", text: "Breakdowns per category and language" }),
-    el("p", { class: "help", text: "Each model's figure with its interval, and the paired difference between models in each category or language; these comparisons are corrected as a family of their own." }),
-    ...r.breakdowns.map((b) => el("div", { class: "table-wrap" }, el("table", { class: "report-breakdown", "data-by": b.by },
-      el("caption", { text: `${methodName(b.method)} by ${b.by}` }),
+    el("h3", { id: "study-breakdowns-title", text: "Breakdowns per category, language, topic and language pair" }),
+    el("p", { class: "help", text: "Each model's figure with its interval, and the paired difference between models in each category, language, topic or language pair (a model's refusal gap is its rate in the first language minus the second); these comparisons are corrected as a family of their own." }),
+    ...r.breakdowns.map((b) => el("div", { class: "table-wrap" }, el("table", { class: "report-breakdown", "data-method": b.method, "data-by": b.by },
+      el("caption", { text: `${methodName(b.method)} by ${b.by}${b.paired_replicates ? ` (paired bootstraps: ${b.paired_replicates} replicates)` : ""}` }),
       el("thead", {}, el("tr", {}, ["Figure", "Model(s)", "Value or difference", "Interval", "n", "p adjusted", "Significant"].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {},
         b.figures.map((f) => el("tr", {}, el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: num(f.value) }),
