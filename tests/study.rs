@@ -236,12 +236,43 @@ fn bbq_samples_are_items_of_their_own_paired_sample_by_sample() {
     let cmp = |b: &evenhand::study::sections::Section| {
         b.comparisons.iter().find(|c| c.figure == "accuracy · all").unwrap().clone()
     };
-    assert_eq!(cmp(&b2).n, 2 * cmp(&b1).n, "the models are paired sample by sample");
+    assert_eq!(cmp(&b2).items, cmp(&b1).items.map(|n| 2 * n), "the models are paired sample by sample");
+    assert_eq!(cmp(&b2).n, cmp(&b1).n, "the bootstrap's n is its clusters, the same with more samples");
     // The clusters stay the template groups: more samples, not more clusters.
     let clusters = |b: &evenhand::study::sections::Section| acc(b).clustered.unwrap().clusters;
     assert_eq!(clusters(&b2), clusters(&b1));
     assert!(b2.summary.contains("2 samples per example"), "{}", b2.summary);
     assert!(two.methods_text.iter().any(|p| p.contains("paired sample by sample")));
+}
+
+#[test]
+fn every_bbq_n_is_the_count_its_figure_was_computed_on() {
+    let r = study::example::session().unwrap().report("T").unwrap();
+    let bbq = r.sections.iter().find(|x| x.method == "bbq").unwrap();
+    let models: std::collections::BTreeSet<&str> = bbq.figures.iter().map(|f| f.model.as_str()).collect();
+    for m in models {
+        let n = |name: &str| bbq.figures.iter().find(|f| f.figure == name && f.model == m).unwrap().n;
+        let all = bbq.figures.iter().find(|f| f.figure == "accuracy · all" && f.model == m).unwrap();
+        // Accuracy per condition counts that condition's examples only, as diff-bias does.
+        assert_eq!(n("accuracy · ambiguous"), n("diff-bias · ambiguous"), "{m}");
+        assert_eq!(n("accuracy · disambiguated"), n("diff-bias · disambiguated"), "{m}");
+        assert!(n("accuracy · ambiguous") < all.n && n("accuracy · disambiguated") < all.n, "{m}");
+        assert!(n("accuracy · ambiguous") + n("accuracy · disambiguated") <= all.n, "{m}");
+        // The paired bootstraps resample template groups: n is their count, the items beside it.
+        let clusters = all.clustered.as_ref().unwrap().clusters as u64;
+        for c in bbq.comparisons.iter().filter(|c| c.model_a == m) {
+            assert_eq!(c.n, clusters, "{}: n is the resampled clusters", c.figure);
+            let items = c.items.expect("the item count beside the clusters");
+            assert!(items > c.n && items <= all.n, "{}: {items} items in {} clusters", c.figure, c.n);
+        }
+    }
+    for b in &r.breakdowns {
+        for c in &b.comparisons {
+            assert!(c.items.unwrap() >= c.n, "{}: clusters {} items {:?}", c.figure, c.n, c.items);
+        }
+    }
+    let html = study::html::render(&r);
+    assert!(html.contains(" clusters ("), "the HTML shows the clusters with the items beside them");
 }
 
 #[test]

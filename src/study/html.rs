@@ -94,7 +94,7 @@ fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
             num(c.value_b),
             num(c.difference),
             spread,
-            c.n,
+            super::compare::n_text(c),
             escape(&c.test),
             p(c.p_value),
             p(c.p_adjusted),

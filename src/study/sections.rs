@@ -204,23 +204,12 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
         figures.push(compare::rate("bbq", "accuracy · all", m, &acc, (s.confidence, s.interval), None));
         let c = &b.counts;
         for (name, e, n) in [
-            ("accuracy · ambiguous", b.acc_amb, c.n_a + c.n_b + c.n_c),
-            ("accuracy · disambiguated", b.acc_dis, c.n_a + c.n_b + c.n_c),
-            ("diff-bias · ambiguous", b.diff_bias_amb, c.n_a),
-            ("diff-bias · disambiguated", b.diff_bias_dis, c.n_b + c.n_c),
+            ("accuracy · ambiguous", &b.acc_amb, c.n_a),
+            ("accuracy · disambiguated", &b.acc_dis, c.n_b + c.n_c),
+            ("diff-bias · ambiguous", &b.diff_bias_amb, c.n_a),
+            ("diff-bias · disambiguated", &b.diff_bias_dis, c.n_b + c.n_c),
         ] {
-            figures.push(Figure {
-                method: "bbq".into(),
-                figure: name.into(),
-                model: m.clone(),
-                value: e.value,
-                n,
-                successes: None,
-                interval: e.low.zip(e.high).map(|(low, high)| crate::stats::interval::Interval { low, high }),
-                interval_method: format!("bootstrap over {} template groups", b.units),
-                clustered: None,
-                threshold: None,
-            });
+            figures.push(super::breakdown::bootstrap_figure(name.into(), m, e, n, b.units));
         }
     }
     let mut comparisons = vec![];
@@ -267,7 +256,10 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             };
             if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.paired_replicates, s.confidence, s.seed, stat)
             {
-                comparisons.push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", name, a, b, &bs) });
+                comparisons.push(Comparison {
+                    items: Some(shared.len() as u64),
+                    ..compare::bootstrap("bbq", name, a, b, &bs)
+                });
             }
         }
         let stat = |idx: &[usize]| {
@@ -280,8 +272,10 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             (ra as f64 / n as f64, rb as f64 / n as f64)
         };
         if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.paired_replicates, s.confidence, s.seed, stat) {
-            comparisons
-                .push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", "accuracy · all", a, b, &bs) });
+            comparisons.push(Comparison {
+                items: Some(shared.len() as u64),
+                ..compare::bootstrap("bbq", "accuracy · all", a, b, &bs)
+            });
         }
     }
     Ok(Section {
