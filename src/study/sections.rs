@@ -95,6 +95,9 @@ struct Group {
     b: crate::bbq::metrics::Counts,
     right_a: u64,
     right_b: u64,
+    /// Answers within the choices under A and B: accuracy's denominators, as in the figures.
+    read_a: u64,
+    read_b: u64,
     n: u64,
 }
 
@@ -197,7 +200,9 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     for m in &models {
         let Some(b) = by_model.iter().find(|b| &b.label == m) else { continue };
         let mut acc = Cells::new();
-        for j in judged.iter().filter(|j| &j.model == m) {
+        // Over the answers within the choices, as the conditions' accuracies are (the BBQ counts
+        // leave out-of-choice answers out), so "all" lies between the two conditions.
+        for j in judged.iter().filter(|j| &j.model == m && j.prediction.is_some()) {
             let ex = &examples[j.example];
             tally(&mut acc, &ex.template_id, j.prediction == Some(ex.label));
         }
@@ -232,6 +237,8 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             g.b.add(e, y);
             g.right_a += u64::from(x == Some(e.label));
             g.right_b += u64::from(y == Some(e.label));
+            g.read_a += u64::from(x.is_some());
+            g.read_b += u64::from(y.is_some());
             g.n += 1;
         }
         let groups: Vec<Group> = groups.into_values().collect();
@@ -263,13 +270,14 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             }
         }
         let stat = |idx: &[usize]| {
-            let (mut ra, mut rb, mut n) = (0u64, 0u64, 0u64);
+            let (mut ra, mut rb, mut na, mut nb) = (0u64, 0u64, 0u64, 0u64);
             for &g in idx {
                 ra += groups[g].right_a;
                 rb += groups[g].right_b;
-                n += groups[g].n;
+                na += groups[g].read_a;
+                nb += groups[g].read_b;
             }
-            (ra as f64 / n as f64, rb as f64 / n as f64)
+            (ra as f64 / na as f64, rb as f64 / nb as f64)
         };
         if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.paired_replicates, s.confidence, s.seed, stat) {
             comparisons.push(Comparison {
@@ -282,10 +290,11 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
         method: "bbq".into(),
         title: "Bias in question answering (BBQ method)".into(),
         summary: format!(
-            "{} examples ({}), {} answers judged; accuracy and diff-bias in ambiguous and disambiguated contexts.",
+            "{} examples ({}), {} answers judged; accuracy and diff-bias in ambiguous and disambiguated contexts, over the answers within the choices ({} outside them, left out of every accuracy and diff-bias).",
             examples.len(),
             input.provenance.source,
-            judged.len()
+            judged.len(),
+            judged.iter().filter(|j| j.prediction.is_none()).count()
         ) + &if samples > 1 {
             format!(
                 " {} samples per example, each an item, resampled with its template group and paired sample by sample.",
