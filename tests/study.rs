@@ -297,6 +297,9 @@ fn every_bbq_n_is_the_count_its_figure_was_computed_on() {
     }
     let html = study::html::render(&r);
     assert!(html.contains(" clusters ("), "the HTML shows the clusters with the items beside them");
+    // The wide tables (figures, paired comparisons) scroll in their box rather than being cut off.
+    assert!(html.contains(".wrap{overflow-x:auto"), "a scrolling wrapper style");
+    assert!(html.contains("<div class=\"wrap\"><table><thead><tr><th>Figure</th><th>A</th>"), "paired table wrapped");
 }
 
 #[test]
