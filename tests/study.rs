@@ -181,6 +181,28 @@ fn records_of_the_studys_own_run_are_not_called_uploaded() {
 }
 
 #[test]
+fn bbq_accuracy_all_has_the_conditions_denominator_when_answers_are_out_of_choice() {
+    let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
+    s.simulate().unwrap();
+    // About 15 % of the answers name no choice; the rest alternate between letters.
+    let text = answered_run(&s, |_, i| if i % 7 == 0 { "banana".into() } else { ["A", "B", "C"][i % 3].into() });
+    s.add_records("run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
+    let r = s.report("T").unwrap();
+    let bbq = r.sections.iter().find(|x| x.method == "bbq").unwrap();
+    let f = |name: &str| bbq.figures.iter().find(|f| f.figure == name && f.model == "gpt-4o-mini").unwrap().clone();
+    let (all, amb, dis) = (f("accuracy · all"), f("accuracy · ambiguous"), f("accuracy · disambiguated"));
+    assert_eq!(all.n, amb.n + dis.n, "one denominator: the answers within the choices");
+    let (a, x, y) = (all.value.unwrap(), amb.value.unwrap(), dis.value.unwrap());
+    assert!(a >= x.min(y) - 1e-9 && a <= x.max(y) + 1e-9, "all {a} lies between the conditions {x} and {y}");
+    let outside = bbq.summary.split(" outside them").next().unwrap().rsplit('(').next().unwrap();
+    assert!(outside.parse::<u64>().unwrap() > 0, "the summary states the answers left out: {}", bbq.summary);
+    // The paired comparison reads the same accuracy as the figure.
+    let c = bbq.comparisons.iter().find(|c| c.figure == "accuracy · all").unwrap();
+    let v = if c.model_a == "gpt-4o-mini" { c.value_a } else { c.value_b };
+    assert!((v - a).abs() < 1e-12, "comparison {v} vs figure {a}");
+}
+
+#[test]
 fn a_method_without_a_section_is_named_in_the_limitations_with_the_reason() {
     // Letters for every case: BBQ reads them, the divergence method finds no filler in them.
     let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
@@ -232,16 +254,53 @@ fn bbq_samples_are_items_of_their_own_paired_sample_by_sample() {
     let acc = |b: &evenhand::study::sections::Section| {
         b.figures.iter().find(|f| f.figure == "accuracy · all" && f.model == "sim:fair").unwrap().clone()
     };
-    assert_eq!(acc(&b2).n, 2 * acc(&b1).n, "each sample is an item");
+    // Accuracy counts the answers within the choices, which differ from sample to sample.
+    assert!(acc(&b2).n > acc(&b1).n, "each sample is an item");
     let cmp = |b: &evenhand::study::sections::Section| {
         b.comparisons.iter().find(|c| c.figure == "accuracy · all").unwrap().clone()
     };
-    assert_eq!(cmp(&b2).n, 2 * cmp(&b1).n, "the models are paired sample by sample");
+    assert_eq!(cmp(&b2).items, cmp(&b1).items.map(|n| 2 * n), "the models are paired sample by sample");
+    assert_eq!(cmp(&b2).n, cmp(&b1).n, "the bootstrap's n is its clusters, the same with more samples");
     // The clusters stay the template groups: more samples, not more clusters.
     let clusters = |b: &evenhand::study::sections::Section| acc(b).clustered.unwrap().clusters;
     assert_eq!(clusters(&b2), clusters(&b1));
     assert!(b2.summary.contains("2 samples per example"), "{}", b2.summary);
     assert!(two.methods_text.iter().any(|p| p.contains("paired sample by sample")));
+}
+
+#[test]
+fn every_bbq_n_is_the_count_its_figure_was_computed_on() {
+    let r = study::example::session().unwrap().report("T").unwrap();
+    let bbq = r.sections.iter().find(|x| x.method == "bbq").unwrap();
+    let models: std::collections::BTreeSet<&str> = bbq.figures.iter().map(|f| f.model.as_str()).collect();
+    for m in models {
+        let n = |name: &str| bbq.figures.iter().find(|f| f.figure == name && f.model == m).unwrap().n;
+        let all = bbq.figures.iter().find(|f| f.figure == "accuracy · all" && f.model == m).unwrap();
+        // Accuracy per condition counts that condition's examples only, as diff-bias does.
+        assert_eq!(n("accuracy · ambiguous"), n("diff-bias · ambiguous"), "{m}");
+        assert_eq!(n("accuracy · disambiguated"), n("diff-bias · disambiguated"), "{m}");
+        assert!(n("accuracy · ambiguous") < all.n && n("accuracy · disambiguated") < all.n, "{m}");
+        assert!(n("accuracy · ambiguous") + n("accuracy · disambiguated") <= all.n, "{m}");
+        // The paired bootstraps resample template groups: n is their count, the items beside it.
+        let clusters = all.clustered.as_ref().unwrap().clusters as u64;
+        for c in bbq.comparisons.iter().filter(|c| c.model_a == m) {
+            assert_eq!(c.n, clusters, "{}: n is the resampled clusters", c.figure);
+            let items = c.items.expect("the item count beside the clusters");
+            // The paired items include the out-of-choice answers that accuracy leaves out.
+            assert!(items > c.n && items >= all.n, "{}: {items} items in {} clusters", c.figure, c.n);
+        }
+    }
+    for b in &r.breakdowns {
+        // Where clusters are resampled (the bootstraps; not McNemar, whose n is its items).
+        for c in b.comparisons.iter().filter(|c| c.test.contains("bootstrap")) {
+            assert!(c.items.unwrap() >= c.n, "{}: clusters {} items {:?}", c.figure, c.n, c.items);
+        }
+    }
+    let html = study::html::render(&r);
+    assert!(html.contains(" clusters ("), "the HTML shows the clusters with the items beside them");
+    // The wide tables (figures, paired comparisons) scroll in their box rather than being cut off.
+    assert!(html.contains(".wrap{overflow-x:auto"), "a scrolling wrapper style");
+    assert!(html.contains("<div class=\"wrap\"><table><thead><tr><th>Figure</th><th>A</th>"), "paired table wrapped");
 }
 
 #[test]

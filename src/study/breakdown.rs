@@ -71,6 +71,23 @@ pub(super) fn judged(inputs: &Inputs, records: &[Record]) -> Vec<(u32, Judged)> 
     out
 }
 
+/// A BBQ figure from a bootstrap estimate over template groups, `n` the judged examples the
+/// figure was computed on (the BBQ section and the breakdowns both build theirs here).
+pub(super) fn bootstrap_figure(figure: String, model: &str, e: &metrics::Estimate, n: u64, units: usize) -> Figure {
+    Figure {
+        method: "bbq".into(),
+        figure,
+        model: model.into(),
+        value: e.value,
+        n,
+        successes: None,
+        interval: e.low.zip(e.high).map(|(low, high)| crate::stats::interval::Interval { low, high }),
+        interval_method: format!("bootstrap over {units} template groups"),
+        clustered: None,
+        threshold: None,
+    }
+}
+
 fn value_of(field: &str, ex: &crate::bbq::Example) -> String {
     if field == "language" { ex.language.clone() } else { ex.category.clone() }
 }
@@ -131,7 +148,7 @@ fn paired_in(
             && bs.difference.is_finite()
         {
             let figure = format!("{name} · {value}");
-            out.push(Comparison { n, ..compare::bootstrap("bbq", &figure, a, b, &bs) });
+            out.push(Comparison { items: Some(n), ..compare::bootstrap("bbq", &figure, a, b, &bs) });
         }
     }
     out
@@ -160,18 +177,7 @@ fn bbq<'a>(inputs: &'a Inputs, js: &'a [(u32, Judged)], models: &'a [String], s:
                     ("diff-bias · ambiguous", &row.diff_bias_amb, c.n_a),
                     ("diff-bias · disambiguated", &row.diff_bias_dis, c.n_b + c.n_c),
                 ] {
-                    figures.push(Figure {
-                        method: "bbq".into(),
-                        figure: format!("{name} · {value}"),
-                        model: m.clone(),
-                        value: e.value,
-                        n,
-                        successes: None,
-                        interval: e.low.zip(e.high).map(|(low, high)| crate::stats::interval::Interval { low, high }),
-                        interval_method: format!("bootstrap over {} template groups", row.units),
-                        clustered: None,
-                        threshold: None,
-                    });
+                    figures.push(bootstrap_figure(format!("{name} · {value}"), m, e, n, row.units));
                 }
             }
         }

@@ -14,7 +14,7 @@
 //! paired replicates (the breakdowns' family decides it).
 
 use super::breakdown::Part;
-use super::compare::{self, Figure};
+use super::compare::{self, Comparison, Figure};
 use super::inputs::Inputs;
 use super::sections::Settings;
 use crate::crosslingual::analysis::{self, Dataset};
@@ -202,7 +202,11 @@ fn by_language_pair<'a>(
                     };
                     if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, replicates, s.confidence, s.seed, stat)
                     {
-                        out.push(compare::bootstrap("crosslingual", name, a, b, &bs));
+                        // Questions are resampled: n is their count, the items beside it.
+                        out.push(Comparison {
+                            items: Some(bs.items as u64),
+                            ..compare::bootstrap("crosslingual", name, a, b, &bs)
+                        });
                     }
                 }
             }

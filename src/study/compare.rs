@@ -105,6 +105,9 @@ pub struct Comparison {
     pub discordant: Option<(u64, u64)>,
     /// Paired items (McNemar) or resampled clusters (bootstrap).
     pub n: u64,
+    /// Cluster bootstraps: the paired items inside the `n` clusters (None where items are the units).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<u64>,
     pub test: String,
     pub p_value: f64,
     /// After the family's correction (filled by [`correct`]).
@@ -135,6 +138,7 @@ pub fn mcnemar(
         interval: None,
         discordant: Some((t.only_a, t.only_b)),
         n: t.n,
+        items: None,
         test: t.test,
         p_value: t.p_value,
         p_adjusted: t.p_value,
@@ -156,11 +160,21 @@ pub fn bootstrap(method: &str, figure: &str, model_a: &str, model_b: &str, b: &P
         interval: Some(b.interval),
         discordant: None,
         n: b.clusters as u64,
+        items: None,
         test: b.method.clone(),
         p_value: b.p_value,
         p_adjusted: b.p_value,
         significant: false,
         detectable: None,
+    }
+}
+
+/// The n of a comparison as a reader sees it: the clusters, with the items beside them where
+/// clusters were resampled.
+pub fn n_text(c: &Comparison) -> String {
+    match c.items {
+        Some(items) => format!("{} clusters ({items} items)", c.n),
+        None => c.n.to_string(),
     }
 }
 

@@ -19,13 +19,13 @@ body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:60rem;m
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ccc;padding-bottom:.2rem}
 h3{font-size:1.05rem;margin-top:1.4rem}
 .meta{color:#555;font-size:.9rem}.badge{display:inline-block;background:#ef8f00;color:#000;font-weight:600;padding:.1rem .5rem;border-radius:.3rem;font-size:.85rem}
-table{border-collapse:collapse;width:100%;font-size:.85rem;margin:.6rem 0}th,td{border:1px solid #d0d0d0;padding:.25rem .4rem;text-align:left;vertical-align:top}
+.wrap{overflow-x:auto;max-width:100%}table{border-collapse:collapse;width:100%;font-size:.85rem;margin:.6rem 0}th,td{border:1px solid #d0d0d0;padding:.25rem .4rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .yes{font-weight:600;color:#b71c1c}.warn{color:#8a4b00}
 figure{margin:.8rem 0}figure svg{max-width:100%;height:auto}
 .question{font-size:1.1rem;font-style:italic}
 ol.refs li{margin-bottom:.3rem}
-@media print{body{max-width:none;margin:0;font-size:10pt}h2{break-after:avoid}table,figure{break-inside:avoid}a{color:inherit;text-decoration:none}}
+@media print{body{max-width:none;margin:0;font-size:10pt}.wrap{overflow:visible}h2{break-after:avoid}table,figure{break-inside:avoid}a{color:inherit;text-decoration:none}}
 ";
 
 fn num(x: f64) -> String {
@@ -45,7 +45,8 @@ fn interval(i: Option<crate::stats::interval::Interval>) -> String {
 }
 
 fn figures_table(out: &mut String, figures: &[Figure]) {
-    out.push_str("<table><thead><tr><th>Figure</th><th>Model</th><th>Value</th><th>n</th><th>Interval</th><th>Interval method</th><th>Cluster-robust interval</th><th>Design effect (clusters)</th><th>Verdicts disagree</th></tr></thead><tbody>\n");
+    // Wide tables scroll inside their box on a narrow screen instead of being cut off.
+    out.push_str("<div class=\"wrap\"><table><thead><tr><th>Figure</th><th>Model</th><th>Value</th><th>n</th><th>Interval</th><th>Interval method</th><th>Cluster-robust interval</th><th>Design effect (clusters)</th><th>Verdicts disagree</th></tr></thead><tbody>\n");
     for f in figures {
         let (robust, deff, disagree) = match &f.clustered {
             Some(c) => (
@@ -69,7 +70,7 @@ fn figures_table(out: &mut String, figures: &[Figure]) {
             disagree
         );
     }
-    out.push_str("</tbody></table>\n");
+    out.push_str("</tbody></table></div>\n");
 }
 
 fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
@@ -77,7 +78,7 @@ fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
         out.push_str("<p>No paired comparison: fewer than two models answered the same items.</p>\n");
         return;
     }
-    out.push_str("<table><thead><tr><th>Figure</th><th>A</th><th>B</th><th>A</th><th>B</th><th>A − B</th><th>Interval / discordant</th><th>n</th><th>Test</th><th>p</th><th>p adjusted</th><th>Differs</th><th>Detectable at 80 % power</th></tr></thead><tbody>\n");
+    out.push_str("<div class=\"wrap\"><table><thead><tr><th>Figure</th><th>A</th><th>B</th><th>A</th><th>B</th><th>A − B</th><th>Interval / discordant</th><th>n</th><th>Test</th><th>p</th><th>p adjusted</th><th>Differs</th><th>Detectable at 80 % power</th></tr></thead><tbody>\n");
     for c in comparisons {
         let spread = match (c.interval, c.discordant) {
             (Some(i), _) => interval(Some(i)),
@@ -94,7 +95,7 @@ fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
             num(c.value_b),
             num(c.difference),
             spread,
-            c.n,
+            super::compare::n_text(c),
             escape(&c.test),
             p(c.p_value),
             p(c.p_adjusted),
@@ -102,7 +103,7 @@ fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
             opt(c.detectable)
         );
     }
-    out.push_str("</tbody></table>\n");
+    out.push_str("</tbody></table></div>\n");
 }
 
 /// The HTML report.

@@ -95,6 +95,9 @@ struct Group {
     b: crate::bbq::metrics::Counts,
     right_a: u64,
     right_b: u64,
+    /// Answers within the choices under A and B: accuracy's denominators, as in the figures.
+    read_a: u64,
+    read_b: u64,
     n: u64,
 }
 
@@ -197,30 +200,21 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     for m in &models {
         let Some(b) = by_model.iter().find(|b| &b.label == m) else { continue };
         let mut acc = Cells::new();
-        for j in judged.iter().filter(|j| &j.model == m) {
+        // Over the answers within the choices, as the conditions' accuracies are (the BBQ counts
+        // leave out-of-choice answers out), so "all" lies between the two conditions.
+        for j in judged.iter().filter(|j| &j.model == m && j.prediction.is_some()) {
             let ex = &examples[j.example];
             tally(&mut acc, &ex.template_id, j.prediction == Some(ex.label));
         }
         figures.push(compare::rate("bbq", "accuracy · all", m, &acc, (s.confidence, s.interval), None));
         let c = &b.counts;
         for (name, e, n) in [
-            ("accuracy · ambiguous", b.acc_amb, c.n_a + c.n_b + c.n_c),
-            ("accuracy · disambiguated", b.acc_dis, c.n_a + c.n_b + c.n_c),
-            ("diff-bias · ambiguous", b.diff_bias_amb, c.n_a),
-            ("diff-bias · disambiguated", b.diff_bias_dis, c.n_b + c.n_c),
+            ("accuracy · ambiguous", &b.acc_amb, c.n_a),
+            ("accuracy · disambiguated", &b.acc_dis, c.n_b + c.n_c),
+            ("diff-bias · ambiguous", &b.diff_bias_amb, c.n_a),
+            ("diff-bias · disambiguated", &b.diff_bias_dis, c.n_b + c.n_c),
         ] {
-            figures.push(Figure {
-                method: "bbq".into(),
-                figure: name.into(),
-                model: m.clone(),
-                value: e.value,
-                n,
-                successes: None,
-                interval: e.low.zip(e.high).map(|(low, high)| crate::stats::interval::Interval { low, high }),
-                interval_method: format!("bootstrap over {} template groups", b.units),
-                clustered: None,
-                threshold: None,
-            });
+            figures.push(super::breakdown::bootstrap_figure(name.into(), m, e, n, b.units));
         }
     }
     let mut comparisons = vec![];
@@ -243,6 +237,8 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             g.b.add(e, y);
             g.right_a += u64::from(x == Some(e.label));
             g.right_b += u64::from(y == Some(e.label));
+            g.read_a += u64::from(x.is_some());
+            g.read_b += u64::from(y.is_some());
             g.n += 1;
         }
         let groups: Vec<Group> = groups.into_values().collect();
@@ -267,31 +263,38 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
             };
             if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.paired_replicates, s.confidence, s.seed, stat)
             {
-                comparisons.push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", name, a, b, &bs) });
+                comparisons.push(Comparison {
+                    items: Some(shared.len() as u64),
+                    ..compare::bootstrap("bbq", name, a, b, &bs)
+                });
             }
         }
         let stat = |idx: &[usize]| {
-            let (mut ra, mut rb, mut n) = (0u64, 0u64, 0u64);
+            let (mut ra, mut rb, mut na, mut nb) = (0u64, 0u64, 0u64, 0u64);
             for &g in idx {
                 ra += groups[g].right_a;
                 rb += groups[g].right_b;
-                n += groups[g].n;
+                na += groups[g].read_a;
+                nb += groups[g].read_b;
             }
-            (ra as f64 / n as f64, rb as f64 / n as f64)
+            (ra as f64 / na as f64, rb as f64 / nb as f64)
         };
         if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, s.paired_replicates, s.confidence, s.seed, stat) {
-            comparisons
-                .push(Comparison { n: shared.len() as u64, ..compare::bootstrap("bbq", "accuracy · all", a, b, &bs) });
+            comparisons.push(Comparison {
+                items: Some(shared.len() as u64),
+                ..compare::bootstrap("bbq", "accuracy · all", a, b, &bs)
+            });
         }
     }
     Ok(Section {
         method: "bbq".into(),
         title: "Bias in question answering (BBQ method)".into(),
         summary: format!(
-            "{} examples ({}), {} answers judged; accuracy and diff-bias in ambiguous and disambiguated contexts.",
+            "{} examples ({}), {} answers judged; accuracy and diff-bias in ambiguous and disambiguated contexts, over the answers within the choices ({} outside them, left out of every accuracy and diff-bias).",
             examples.len(),
             input.provenance.source,
-            judged.len()
+            judged.len(),
+            judged.iter().filter(|j| j.prediction.is_none()).count()
         ) + &if samples > 1 {
             format!(
                 " {} samples per example, each an item, resampled with its template group and paired sample by sample.",

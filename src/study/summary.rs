@@ -73,7 +73,7 @@ fn evidence(c: &Comparison) -> String {
         num(c.value_b),
         num(c.difference),
         c.test,
-        c.n,
+        super::compare::n_text(c),
         p(c.p_adjusted)
     )
 }
@@ -202,6 +202,7 @@ mod tests {
             interval: Some(Interval { low: a - b - 0.05, high: a - b + 0.05 }),
             discordant: None,
             n: 100,
+            items: None,
             test: "paired bootstrap".into(),
             p_value: p_adjusted,
             p_adjusted,

@@ -93,10 +93,7 @@ fn bbq_predictions(name: &str, bytes: &[u8]) -> Result<Read, StudyError> {
 /// Cross-lingual tool merges them, their reference responses taken as one file's records (a
 /// question whose id an earlier file gave is left out and reported). `None` when a file is not
 /// a question set: the caller adds the files one by one.
-pub fn question_sets(
-    files: &[(String, Vec<u8>)],
-    inputs: Option<&Inputs>,
-) -> Result<Option<Read>, StudyError> {
+pub fn question_sets(files: &[(String, Vec<u8>)], inputs: Option<&Inputs>) -> Result<Option<Read>, StudyError> {
     let all_sets = files.iter().all(|(n, b)| crate::formats::decode(n, b).is_ok_and(is_question_set));
     if files.is_empty() || !all_sets {
         return Ok(None);
@@ -115,11 +112,7 @@ pub fn question_sets(
 
 /// A question set's reference responses (MSQAD's acceptable and non-acceptable answers), those
 /// of the study's own cross-lingual cases; the rest are counted as left out.
-fn reference_responses(
-    name: &str,
-    bytes: &[u8],
-    inputs: Option<&Inputs>,
-) -> Result<Read, StudyError> {
+fn reference_responses(name: &str, bytes: &[u8], inputs: Option<&Inputs>) -> Result<Read, StudyError> {
     let set = crate::crosslingual::questions::read(name, bytes).map_err(question_error)?;
     from_set(name, &set, inputs)
 }

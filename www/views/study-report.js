@@ -11,6 +11,8 @@ const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? "–" : Numbe
 const pct = (x) => (x == null || !Number.isFinite(x) ? "–" : `${(x * 100).toFixed(1)}%`);
 const interval = (i, f = pct) => (i ? `${f(i.low)} to ${f(i.high)}` : "–");
 const pValue = (p) => (p != null && p < 0.0001 ? "< 0.0001" : num(p, 4));
+// A comparison's n: the resampled clusters, with the paired items beside them (as the core's n_text).
+const nText = (c) => (c.items != null ? `${c.n} clusters (${c.items} items)` : String(c.n));
 const methodName = (id) => METHODS.find((m) => m.id === id)?.name ?? id;
 
 /** @param {import("../rpc.js").AnalysisCall} call */
@@ -189,7 +191,7 @@ function paired(r, sections) {
         el("td", { text: methodName(c.method) }), el("td", { text: c.figure }), el("td", { text: `${c.model_a} − ${c.model_b}` }),
         el("td", { text: `${num(c.difference)}${c.interval ? ` (${interval(c.interval, (x) => num(x))})` : ""}` }),
         el("td", { text: c.test + (c.discordant ? ` (discordant ${c.discordant[0]} / ${c.discordant[1]})` : "") }),
-        el("td", { text: c.n }), el("td", { text: pValue(c.p_value) }), el("td", { text: pValue(c.p_adjusted) }),
+        el("td", { text: nText(c) }), el("td", { text: pValue(c.p_value) }), el("td", { text: pValue(c.p_adjusted) }),
         el("td", { text: c.significant ? "yes" : "no" }), el("td", { text: c.detectable != null ? num(c.detectable) : "–" }))))))
       : el("p", { text: "No pair of models shares items to compare." }));
 }
@@ -223,6 +225,6 @@ function breakdowns(r) {
           el("td", { text: interval(f.interval, (x) => num(x)) }), el("td", { text: f.n }), el("td", { text: "" }), el("td", { text: "" }))),
         b.comparisons.map((c) => el("tr", { class: c.significant ? "sig" : null }, el("td", { text: c.figure }),
           el("td", { text: `${c.model_a} − ${c.model_b}` }), el("td", { text: num(c.difference) }),
-          el("td", { text: interval(c.interval, (x) => num(x)) }), el("td", { text: c.n }), el("td", { text: pValue(c.p_adjusted) }),
+          el("td", { text: interval(c.interval, (x) => num(x)) }), el("td", { text: nText(c) }), el("td", { text: pValue(c.p_adjusted) }),
           el("td", { text: c.significant ? "yes" : "no" }))))))));
 }
