@@ -33,8 +33,7 @@ impl CrosslingualSession {
         names: Vec<String>,
         files: Vec<js_sys::Uint8Array>,
     ) -> Result<JsValue, JsValue> {
-        let files: Vec<(String, Vec<u8>)> =
-            names.into_iter().zip(files.iter().map(js_sys::Uint8Array::to_vec)).collect();
+        let files = super::named_files(names, files);
         to_js(&self.0.load_question_files(&files).map_err(failed)?)
     }
 

@@ -158,8 +158,7 @@ impl StudySession {
         names: Vec<String>,
         files: Vec<js_sys::Uint8Array>,
     ) -> Result<JsValue, JsValue> {
-        let files: Vec<(String, Vec<u8>)> =
-            names.into_iter().zip(files.iter().map(js_sys::Uint8Array::to_vec)).collect();
+        let files = super::named_files(names, files);
         self.last.replace(None);
         self.items.replace(None);
         let added = self.core.add_question_sets(&files, study::session::Origin::Uploaded).map_err(study_failed)?;
