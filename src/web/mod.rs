@@ -114,6 +114,7 @@ fn from_js_or_default<T: DeserializeOwned + Default>(what: &str, value: JsValue)
 
 /// An error object for JavaScript: a readable message plus the structured detail.
 /// Files handed over as two arrays (wasm-bindgen takes no tuples): `names[i]` names `files[i]`.
+#[cfg(feature = "tools")]
 fn named_files(names: Vec<String>, files: Vec<js_sys::Uint8Array>) -> Vec<(String, Vec<u8>)> {
     names.into_iter().zip(files.iter().map(js_sys::Uint8Array::to_vec)).collect()
 }
