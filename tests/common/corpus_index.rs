@@ -99,6 +99,7 @@ pub const CORPUS: &[(&str, &str, &[u8])] = &[
     ("our_library", "small.json", include_bytes!("../../fuzz/corpus/our_library/small.json")),
     ("parquet_limits", "dictionary_gzip.parquet", include_bytes!("../../fuzz/corpus/parquet_limits/dictionary_gzip.parquet")),
     ("parquet_limits", "lying_footer.parquet", include_bytes!("../../fuzz/corpus/parquet_limits/lying_footer.parquet")),
+    ("parquet_limits", "lying_page.parquet", include_bytes!("../../fuzz/corpus/parquet_limits/lying_page.parquet")),
     ("parquet_limits", "many_rows.parquet", include_bytes!("../../fuzz/corpus/parquet_limits/many_rows.parquet")),
     ("parquet_limits", "one_uncompressed.parquet", include_bytes!("../../fuzz/corpus/parquet_limits/one_uncompressed.parquet")),
     ("probes", "forms.json", include_bytes!("../../fuzz/corpus/probes/forms.json")),
