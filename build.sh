@@ -164,7 +164,10 @@ cmd_test() {
   local wasm; wasm=$(cargo_counts "$log/wasm.txt" $broke)
 
   say "layer 3/3: Playwright end to end"
-  cargo build --bin evenhand   # the debug CLI the tests compare against (tests/e2e/cli.mjs)
+  # The debug CLI the tests compare against (tests/e2e/cli.mjs). Layer 1 has just built it for
+  # the integration tests (cargo puts it at target/debug/evenhand); `cargo build --bin` would
+  # rebuild it with other dependency features (about a minute here), so only when it is missing.
+  [ -x target/debug/evenhand ] || cargo build --bin evenhand
   rm -rf dist && cp -r www dist
   if ! PLAYWRIGHT_JSON_OUTPUT_NAME="$log/e2e.json" npx --no-install playwright test --reporter=list,json 2>&1 | tee "$log/e2e.txt"; then status=1; fi
   local e2e
