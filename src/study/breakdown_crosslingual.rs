@@ -137,6 +137,23 @@ fn rates(groups: &[Gap], idx: &[usize]) -> (f64, f64) {
     (x as f64 / n as f64, y as f64 / n as f64)
 }
 
+/// Both models' refusal gaps over the drawn questions, in one pass over the draw (this runs
+/// once per replicate, for every pair of models and languages).
+fn gap_pair(both: &[(Gap, Gap)], idx: &[usize]) -> (f64, f64) {
+    let [mut na, mut a1, mut a2, mut nb, mut b1, mut b2] = [0u64; 6];
+    for &q in idx {
+        let (a, b) = &both[q];
+        na += a.n;
+        a1 += a.first;
+        a2 += a.second;
+        nb += b.n;
+        b1 += b.first;
+        b2 += b.second;
+    }
+    let (na, nb) = (na as f64, nb as f64);
+    ((a1 as f64 / na) - (a2 as f64 / na), (b1 as f64 / nb) - (b2 as f64 / nb))
+}
+
 /// Each model's refusal gap per language pair, and the paired difference in gaps.
 fn by_language_pair<'a>(
     us: &'a [Unit],
@@ -192,14 +209,9 @@ fn by_language_pair<'a>(
                         .filter(|((m, _), _)| *m == a.as_str())
                         .filter_map(|((_, q), ga)| per.get(&(b.as_str(), *q)).map(|gb| (*ga, *gb)))
                         .collect();
-                    let (ga, gb): (Vec<Gap>, Vec<Gap>) = both.into_iter().unzip();
                     // A question's items are those answered in both languages by each model.
-                    let sizes: Vec<usize> = ga.iter().zip(&gb).map(|(x, y)| x.n.min(y.n) as usize).collect();
-                    let stat = |idx: &[usize]| {
-                        let (a1, a2) = rates(&ga, idx);
-                        let (b1, b2) = rates(&gb, idx);
-                        (a1 - a2, b1 - b2)
-                    };
+                    let sizes: Vec<usize> = both.iter().map(|(x, y)| x.n.min(y.n) as usize).collect();
+                    let stat = |idx: &[usize]| gap_pair(&both, idx);
                     if let Ok(bs) = paired::paired_bootstrap_by_cluster(&sizes, replicates, s.confidence, s.seed, stat)
                     {
                         // Questions are resampled: n is their count, the items beside it.
