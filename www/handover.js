@@ -29,9 +29,10 @@ export const onCrosslingualData = (fn) => document.addEventListener(CROSSLINGUAL
 
 const REQUIREMENTS_DATA = "evenhand:requirements-data";
 /** A run's records or judge replies reached the Requirements session: `what` is "records" or
- *  "judge", `result` what the session said. Shows the Requirements tab. */
-export function requirementsDataChanged(what, result) {
-  document.dispatchEvent(new CustomEvent(REQUIREMENTS_DATA, { detail: { what, result } }));
+ *  "judge", `result` what the session said, `message` where they came from when not the Run tab
+ *  (a study's report). Shows the Requirements tab. */
+export function requirementsDataChanged(what, result, message = null) {
+  document.dispatchEvent(new CustomEvent(REQUIREMENTS_DATA, { detail: { what, result, message } }));
   showTab("requirements");
 }
 export const onRequirementsData = (fn) => document.addEventListener(REQUIREMENTS_DATA, (e) => fn(e.detail));

@@ -238,10 +238,11 @@ const ops = {
   studyMissing: () => study().missing(),
   /** A file the study names; returns those still missing. */
   studyAddFile: (name, data) => study().add_file(name, bytes(data)),
-  /** The plan of a study not opened (step 1's call counts), leaving the open one alone. */
-  studyPlanOf: (name, text) => {
+  /** The plan of a study not opened (step 1's call counts), with the files it names, leaving the open one alone. */
+  studyPlanOf: (name, text, files = []) => {
     const s = new T.StudySession(name, text);
     try {
+      for (const f of files) s.add_file(f.name, bytes(f.data));
       return s.plan();
     } finally {
       s.free();

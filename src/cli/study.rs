@@ -48,6 +48,12 @@ pub struct InitArgs {
     /// simulated models.
     #[arg(long, value_delimiter = ',')]
     pub targets: Vec<String>,
+    /// A question-set file for the cross-lingual method (evenhand-questions or MSQAD JSON),
+    /// instead of the built-in set; repeatable (MSQAD has one file per topic), the files merged.
+    /// Each must lie in the study's folder, where `plan` and `run` read it; the study names it
+    /// with its sha256. A file given twice (same path or same bytes) is refused.
+    #[arg(long)]
+    pub questions: Vec<PathBuf>,
     /// Replace an existing file.
     #[arg(long)]
     pub force: bool,
@@ -169,16 +175,31 @@ fn init(a: &InitArgs) -> Outcome {
     if a.out.exists() && !a.force {
         return Err(Failure::new(format!("{}: the file exists; --force replaces it", a.out.display())));
     }
-    let text = if a.targets.is_empty() {
+    let questions = question_files(a)?;
+    let text = if a.targets.is_empty() && questions.is_empty() {
         study::example::TEXT.to_string()
     } else {
         let mut doc: serde_json::Value = serde_json::from_str(study::example::TEXT)?;
-        doc["targets"] = serde_json::json!(a.targets);
-        doc["title"] = serde_json::json!("My study");
+        if !a.targets.is_empty() {
+            doc["targets"] = serde_json::json!(a.targets);
+            doc["title"] = serde_json::json!("My study");
+        }
+        if !questions.is_empty() {
+            let listed: Vec<_> = questions
+                .iter()
+                .map(|(file, bytes)| serde_json::json!({"file": file, "sha256": study::format::sha256(bytes)}))
+                .collect();
+            doc["methods"]["crosslingual"]["questions"] = serde_json::json!(listed);
+            // The example's languages are the built-in set's; the files' own are asked.
+            doc["methods"]["crosslingual"]["languages"] = serde_json::json!([]);
+        }
         serde_json::to_string_pretty(&doc)? + "\n"
     };
     let name = a.out.display().to_string();
-    let s = Session::open(&name, &text)?;
+    let mut s = Session::open(&name, &text)?;
+    for (file, bytes) in &questions {
+        s.add_file(file, bytes)?;
+    }
     super::write(&a.out, &text)?;
     print_json(&serde_json::json!({
         "study": name,
@@ -186,6 +207,37 @@ fn init(a: &InitArgs) -> Outcome {
         "next": format!("evenhand study plan --study {name}"),
     }))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `init --questions`: each file as the study names it (its path from the study's folder, with
+/// '/'), with its bytes; a file given twice, by path or by content, is refused naming both.
+fn question_files(a: &InitArgs) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let dir = a.out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = dir.canonicalize().map_err(|e| Failure::new(format!("{}: {e}", dir.display())))?;
+    let mut out: Vec<(String, Vec<u8>)> = vec![];
+    for path in &a.questions {
+        let real = path.canonicalize().map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+        let Ok(inside) = real.strip_prefix(&folder) else {
+            return Err(Failure::new(format!(
+                "--questions {}: not in the study's folder ({}); `study plan` and `study run` read the files a \
+                 study names from there, so copy it there first",
+                path.display(),
+                folder.display()
+            )));
+        };
+        let name = inside.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let bytes = read(path)?;
+        let digest = study::format::sha256(&bytes);
+        if let Some((first, _)) = out.iter().find(|(n, b)| *n == name || study::format::sha256(b) == digest) {
+            let why = if *first == name { "is given twice" } else { "has the same bytes (sha256) as" };
+            let also = if *first == name { String::new() } else { format!(" {first}") };
+            return Err(Failure::new(format!(
+                "--questions {name} {why}{also}: each question file once, or its questions are asked twice; nothing was written"
+            )));
+        }
+        out.push((name, bytes));
+    }
+    Ok(out)
 }
 
 pub fn run(a: Args) -> Outcome {

@@ -194,7 +194,11 @@ pub struct Bbq {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Crosslingual {
-    pub questions: Source,
+    /// One source (`{"builtin": "evenhand"}` or an uploaded file with its sha256), or a list of
+    /// them merged into one set, as the Cross-lingual tool merges MSQAD's one file per topic. A
+    /// list of one is written as the single object, so a study of version 1 keeps its sha256.
+    #[serde(with = "one_or_many")]
+    pub questions: Vec<Source>,
     /// Languages asked; empty asks all of the set's.
     #[serde(default)]
     pub languages: Vec<String>,
@@ -215,6 +219,50 @@ pub struct Divergence {
     /// Completions per context and target.
     #[serde(default = "twenty")]
     pub completions: u32,
+}
+
+/// A field that holds one object or a list of them (the list of one written as the object).
+mod one_or_many {
+    use super::Source;
+    use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+    use serde::de::{MapAccess, SeqAccess, Visitor};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(sources: &[Source], s: S) -> Result<S::Ok, S::Error> {
+        match sources {
+            [one] => one.serialize(s),
+            many => many.serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Source>, D::Error> {
+        struct OneOrMany;
+        impl<'de> Visitor<'de> for OneOrMany {
+            type Value = Vec<Source>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a source ({\"builtin\": name} or {\"file\": name, \"sha256\": hex}) or a list of them")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<Source>, A::Error> {
+                Ok(vec![Source::deserialize(MapAccessDeserializer::new(map))?])
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<Source>, A::Error> {
+                Vec::<Source>::deserialize(SeqAccessDeserializer::new(seq))
+            }
+        }
+        d.deserialize_any(OneOrMany)
+    }
+}
+
+impl Crosslingual {
+    /// Each question source with the field that names it: `methods.crosslingual.questions` for
+    /// the one source of a study, `...questions[i]` in a list of several.
+    pub fn question_fields(&self) -> Vec<(String, &Source)> {
+        let base = "methods.crosslingual.questions";
+        match self.questions.as_slice() {
+            [one] => vec![(base.to_string(), one)],
+            many => many.iter().enumerate().map(|(i, s)| (format!("{base}[{i}]"), s)).collect(),
+        }
+    }
 }
 
 fn twenty() -> u32 {
@@ -382,13 +430,23 @@ fn check(file: &str, s: &Study) -> Result<(), Problem> {
         return bad("params.max_tokens", "expected at least 1 token, found 0".into());
     }
     let m = &s.methods;
-    let sources = [
-        m.requirements.as_ref().map(|r| ("methods.requirements.scenario", &r.scenario, SCENARIOS)),
-        m.bbq.as_ref().map(|b| ("methods.bbq.dataset", &b.dataset, BBQ_SETS)),
-        m.crosslingual.as_ref().map(|c| ("methods.crosslingual.questions", &c.questions, QUESTION_SETS)),
-        m.divergence.as_ref().map(|d| ("methods.divergence.probes", &d.probes, &["pl-western", "de-western"][..])),
-    ];
-    for (field, src, builtins) in sources.into_iter().flatten() {
+    if m.crosslingual.as_ref().is_some_and(|c| c.questions.is_empty()) {
+        return bad("methods.crosslingual.questions", "expected at least one question set".into());
+    }
+    let mut sources: Vec<(String, &Source, &[&str])> = vec![];
+    if let Some(r) = &m.requirements {
+        sources.push(("methods.requirements.scenario".into(), &r.scenario, SCENARIOS));
+    }
+    if let Some(b) = &m.bbq {
+        sources.push(("methods.bbq.dataset".into(), &b.dataset, BBQ_SETS));
+    }
+    if let Some(c) = &m.crosslingual {
+        sources.extend(c.question_fields().into_iter().map(|(f, src)| (f, src, QUESTION_SETS)));
+    }
+    if let Some(d) = &m.divergence {
+        sources.push(("methods.divergence.probes".into(), &d.probes, &["pl-western", "de-western"][..]));
+    }
+    for (field, src, builtins) in sources {
         match (&src.builtin, &src.file, &src.sha256) {
             (Some(b), None, None) if builtins.contains(&b.as_str()) => {}
             (Some(b), None, None) => {
@@ -401,7 +459,7 @@ fn check(file: &str, s: &Study) -> Result<(), Problem> {
             (None, Some(_), None) => {
                 return bad(&format!("{field}.sha256"), "an uploaded file needs its sha256".into());
             }
-            _ => return bad(field, "expected either {\"builtin\": name} or {\"file\": name, \"sha256\": hex}".into()),
+            _ => return bad(&field, "expected either {\"builtin\": name} or {\"file\": name, \"sha256\": hex}".into()),
         }
     }
     if let Some(d) = &m.divergence
@@ -430,6 +488,7 @@ fn first_duplicate(s: &Study) -> Option<(String, String)> {
         .or_else(|| m.bbq.as_ref().and_then(|b| twice("methods.bbq.conditions", &conditions(b))))
         .or_else(|| m.crosslingual.as_ref().and_then(|x| twice("methods.crosslingual.languages", &x.languages)))
         .or_else(|| m.crosslingual.as_ref().and_then(|x| twice("methods.crosslingual.modes", &x.modes)))
+        .or_else(|| m.crosslingual.as_ref().and_then(same_question_set_twice))
         .or_else(|| {
             let d = m.divergence.as_ref()?;
             let files: Vec<&str> = d.references.iter().map(|r| r.file.as_str()).collect();
@@ -442,6 +501,29 @@ fn first_duplicate(s: &Study) -> Option<(String, String)> {
                 })
             })
         })
+}
+
+/// A question set given twice in the list (the same built-in, file name or sha256): its
+/// questions would be asked, paid and counted twice (or left out as repeated ids, silently).
+fn same_question_set_twice(x: &Crosslingual) -> Option<(String, String)> {
+    let name = |s: &Source| s.file.clone().or_else(|| s.builtin.as_ref().map(|b| format!("built-in {b}")));
+    let fields = x.question_fields();
+    for (i, (field, src)) in fields.iter().enumerate() {
+        let this = name(src).unwrap_or_default();
+        for (earlier_field, earlier) in &fields[..i] {
+            let first = name(earlier).unwrap_or_default();
+            if this == first {
+                return Some((field.clone(), format!("{this:?} is listed twice (first at {earlier_field})")));
+            }
+            if src.sha256.is_some() && src.sha256 == earlier.sha256 {
+                return Some((
+                    field.clone(),
+                    format!("{this:?} has the same sha256 as {first:?} at {earlier_field}: the same file given twice"),
+                ));
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

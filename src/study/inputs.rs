@@ -42,7 +42,10 @@ pub struct BbqInput {
 pub struct CrosslingualInput {
     pub cases: Vec<XlCase>,
     pub languages: Vec<String>,
+    /// The set as asked: one file's, or the merged files' names (joined by " + ") and size.
     pub provenance: Provenance,
+    /// Each question file with its own sha256, in the study's order (one for a single set).
+    pub files: Vec<Provenance>,
 }
 
 #[derive(Debug, Clone)]
@@ -164,28 +167,7 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
         inputs.bbq = Some(BbqInput { examples, provenance });
     }
     if let Some(x) = &m.crosslingual {
-        let field = "methods.crosslingual.questions";
-        let (name, bytes, prov) = match &x.questions.builtin {
-            Some(n) => {
-                let bytes =
-                    crate::crosslingual::session::builtin_questions().map_err(|e| input_error(field, e))?.as_bytes();
-                (
-                    crate::crosslingual::session::BUILTIN_NAME,
-                    bytes,
-                    builtin(&format!("question set {n}"), bytes, String::new()),
-                )
-            }
-            None => {
-                let (name, bytes) = uploaded(field, &x.questions, uploads)?;
-                (name, bytes, Provenance { source: name.into(), sha256: sha256(bytes), size: String::new() })
-            }
-        };
-        let set = crate::crosslingual::questions::read(name, bytes).map_err(|e| input_error(field, e))?;
-        let cases = crate::crosslingual::plan::plan(&set, &x.languages, &x.modes)
-            .map_err(|e| input_error("methods.crosslingual", e))?;
-        let languages = if x.languages.is_empty() { set.languages.clone() } else { x.languages.clone() };
-        let size = format!("{} questions, {} cases", set.questions.len(), cases.len());
-        inputs.crosslingual = Some(CrosslingualInput { cases, languages, provenance: Provenance { size, ..prov } });
+        inputs.crosslingual = Some(crosslingual(x, uploads)?);
     }
     if let Some(d) = &m.divergence {
         let field = "methods.divergence.probes";
@@ -226,4 +208,52 @@ pub fn resolve(study: &Study, uploads: &Uploads) -> Result<Inputs, StudyError> {
         });
     }
     Ok(inputs)
+}
+
+/// The question set (one source, or several merged as the Cross-lingual tool merges MSQAD's
+/// topic files) and the cases the study asks of it.
+fn crosslingual(x: &super::format::Crosslingual, uploads: &Uploads) -> Result<CrosslingualInput, StudyError> {
+    let mut files: Vec<(String, Vec<u8>)> = vec![];
+    let mut provenance: Vec<Provenance> = vec![];
+    for (field, src) in x.question_fields() {
+        match &src.builtin {
+            Some(n) => {
+                let bytes =
+                    crate::crosslingual::session::builtin_questions().map_err(|e| input_error(&field, e))?.as_bytes();
+                files.push((crate::crosslingual::session::BUILTIN_NAME.into(), bytes.to_vec()));
+                provenance.push(builtin(&format!("question set {n}"), bytes, String::new()));
+            }
+            None => {
+                let (name, bytes) = uploaded(&field, src, uploads)?;
+                files.push((name.into(), bytes.to_vec()));
+                provenance.push(Provenance { source: name.into(), sha256: sha256(bytes), size: String::new() });
+            }
+        }
+    }
+    let field = "methods.crosslingual.questions";
+    let (set, left_out) = match files.as_slice() {
+        [(name, bytes)] => (crate::crosslingual::questions::read(name, bytes).map_err(|e| input_error(field, e))?, 0),
+        _ => {
+            let (set, duplicates) =
+                crate::crosslingual::session::read_merged(&files).map_err(|e| input_error(field, e))?;
+            (set, duplicates.len())
+        }
+    };
+    let cases = crate::crosslingual::plan::plan(&set, &x.languages, &x.modes)
+        .map_err(|e| input_error("methods.crosslingual", e))?;
+    let languages = if x.languages.is_empty() { set.languages.clone() } else { x.languages.clone() };
+    let mut size = format!("{} questions, {} cases", set.questions.len(), cases.len());
+    if left_out > 0 {
+        size.push_str(&format!(", {left_out} question(s) left out as an earlier file gave their id"));
+    }
+    let merged = match provenance.as_slice() {
+        [one] => Provenance { size, ..one.clone() },
+        many => Provenance {
+            source: many.iter().map(|p| p.source.as_str()).collect::<Vec<_>>().join(" + "),
+            // The merged set's own digest: the files' bytes in the study's order.
+            sha256: sha256(&files.iter().flat_map(|(_, b)| b.iter().copied()).collect::<Vec<u8>>()),
+            size,
+        },
+    };
+    Ok(CrosslingualInput { cases, languages, provenance: merged, files: provenance })
 }

@@ -222,11 +222,20 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
     }
     if let Some(x) = &inputs.crosslingual {
         let recs = s.records_of("crosslingual");
+        // Several files: each with its own digest, then what their merge holds.
+        let set = match x.files.as_slice() {
+            [_] => {
+                format!("question set {} (SHA-256 {}, {})", x.provenance.source, x.provenance.sha256, x.provenance.size)
+            }
+            files => format!(
+                "question sets {}, merged ({})",
+                files.iter().map(|f| format!("{} (SHA-256 {})", f.source, f.sha256)).collect::<Vec<_>>().join(", "),
+                x.provenance.size
+            ),
+        };
         out.push(format!(
-            "Cross-lingual refusals (MSQAD 2025): question set {} (SHA-256 {}, {}) in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused), and the stricter opening rule was counted beside it for the disagreement; language pairs were compared per model with McNemar's exact test on the same questions. {}",
-            x.provenance.source,
-            x.provenance.sha256,
-            x.provenance.size,
+            "Cross-lingual refusals (MSQAD 2025): {} in {}; a response counted as a refusal when Evenhand's built-in refusal lexicon matched it (or the provider refused), and the stricter opening rule was counted beside it for the disagreement; language pairs were compared per model with McNemar's exact test on the same questions. {}",
+            set,
             x.languages.join(", "),
             sent_and_calls(&recs)
         ));

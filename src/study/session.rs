@@ -121,7 +121,9 @@ impl Session {
             push("methods.bbq.dataset", &b.dataset);
         }
         if let Some(x) = &m.crosslingual {
-            push("methods.crosslingual.questions", &x.questions);
+            for (field, src) in x.question_fields() {
+                push(&field, src);
+            }
         }
         if let Some(d) = &m.divergence {
             push("methods.divergence.probes", &d.probes);

@@ -210,3 +210,81 @@ test("25s5. the report's link to an expert tool opens it with the study's own re
   await expect(page.locator("#crosslingual-runs-result")).toContainText("Opened from the study “Released files in the slots”: 12 records");
   expect(errors).toEqual([]);
 });
+
+test("25s6. records uploaded after a study was opened from its bundle come back after a reload", async ({ page }) => {
+  const errors = watchErrors(page);
+  // A bundle with the study's inputs and no records yet.
+  await openStudy(page);
+  await page.getByRole("button", { name: "Make the report" }).click();
+  await expect(page.locator("#study-models")).toContainText("simulated:fair", { timeout: 30_000 });
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the study bundle" }).click()]);
+  const bundle = readFileSync(await dl.path());
+
+  const fresh = await page.context().newPage();
+  const freshErrors = watchErrors(fresh);
+  await open(fresh, "./");
+  await fresh.locator("#home-study-file").setInputFiles({ name: "later-bundle.json", mimeType: "application/json", buffer: bundle });
+  await expect(fresh).toHaveURL(/#study\/report$/);
+  const models = fresh.locator("#study-models");
+  await expect(models).toContainText("simulated:fair", { timeout: 30_000 });
+  await expect(models).not.toContainText("unifiedqa-t5-11b_pred_arc");
+  // Later: the released predictions uploaded into the study opened from the bundle.
+  await fresh.evaluate(() => { location.hash = "#study/run"; });
+  await fresh.getByLabel("Bias in question answering records").setInputFiles({ name: "preds_Age.jsonl", mimeType: "application/x-ndjson", buffer: PREDS });
+  await expect(fresh.locator("#study-upload-result")).toContainText("preds_Age.jsonl: 80 records");
+  await fresh.getByRole("button", { name: "Make the report" }).click();
+  const arc = models.locator("tr", { hasText: "unifiedqa-t5-11b_pred_arc" });
+  await expect(arc).toBeVisible({ timeout: 30_000 });
+  const records = await arc.locator("td").first().textContent();
+  expect(records).toBe("40");
+  // A figure of the report that only these records give: the arc column's ambiguous accuracy.
+  const figure = fresh.locator("#study-section-bbq table.report-figures tbody tr")
+    .filter({ hasText: "unifiedqa-t5-11b_pred_arc" }).filter({ hasText: "ambiguous" }).first();
+  const before = await figure.locator("td").allTextContents();
+  expect(before.length).toBeGreaterThan(2);
+
+  await fresh.reload();
+  await expect(fresh).toHaveURL(/#study\/report$/);
+  await expect(fresh.locator("#study-report-title")).toContainText("Released files in the slots", { timeout: 30_000 });
+  await expect(arc).toBeVisible({ timeout: 30_000 });
+  await expect(arc.locator("td").first()).toHaveText(records);
+  await expect(models.locator("tbody tr")).toHaveCount(3);
+  await expect(figure.locator("td")).toHaveText(before);
+  await shot(fresh, "study-bundle-later-uploads-reloaded");
+  expect(errors).toEqual([]);
+  expect(freshErrors).toEqual([]);
+});
+
+test("25s7. the study form takes several question-set files: each named with its sha256, a file given twice kept once and said", async ({ page }) => {
+  const errors = watchErrors(page);
+  const drugs = Buffer.from(TORTURE.toString("utf8").replaceAll('"title": "t"', '"title": "d"'));
+  await open(page, "./#study/new");
+  for (const m of ["requirements", "bbq", "divergence"]) await page.locator(`#study-m-${m}`).uncheck();
+  await page.getByLabel(/Question-set files/).setInputFiles([
+    { name: "Torture.json", mimeType: "application/json", buffer: TORTURE },
+    { name: "Drugs.json", mimeType: "application/json", buffer: drugs },
+    { name: "Copy.json", mimeType: "application/json", buffer: TORTURE },
+  ]);
+  const note = page.locator("#study-xl-files-note");
+  await expect(note).toContainText("2 question-set files: Torture.json, Drugs.json.");
+  await expect(page.locator("#study-xl-files-dropped")).toHaveText("Copy.json has the same content (sha256) as Torture.json: left out.");
+  // en, es, hi, zh asked; the MSQAD files have en, es, hi, zh among theirs: 6 questions x 4 languages.
+  await expect(page.locator("#study-m-crosslingual-calls")).toHaveText("24 calls per model.");
+  await page.getByRole("link", { name: "Next: which models" }).click();
+  await page.locator("#study-sim-fair").check();
+  await page.locator("#study-sim-skewed").check();
+  await page.getByRole("link", { name: "Next: the plan" }).click();
+  await expect(page.locator("#study-plan-table")).toBeVisible({ timeout: 30_000 });
+  // The study as the page keeps it (its text, written once the study is open).
+  const saved = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("evenhand-study-open") ?? "{}").text ?? null);
+  await expect.poll(saved).not.toBeNull();
+  expect(JSON.parse(await saved()).methods.crosslingual.questions).toEqual([
+    { file: "Torture.json", sha256: sha256(TORTURE) },
+    { file: "Drugs.json", sha256: sha256(drugs) },
+  ]);
+  await page.getByRole("link", { name: "Next: run or upload" }).click();
+  await page.getByRole("button", { name: "Make the report" }).click();
+  await expect(page.locator("#study-section-crosslingual")).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator("#study-methods")).toContainText(`Torture.json (SHA-256 ${sha256(TORTURE)}), Drugs.json (SHA-256 ${sha256(drugs)})`);
+  expect(errors).toEqual([]);
+});

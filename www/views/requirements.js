@@ -355,13 +355,13 @@ export async function createRequirements(call) {
     }
   });
   // What a run in the Run tab gave back: the records (evaluated at once) or the judge's replies.
-  onRequirementsData(async ({ what, result }) => {
+  onRequirementsData(async ({ what, result, message }) => {
     if (what === "judge") {
       results.showJudge(result);
       return;
     }
     showIn($("requirements-run-result"), el("p", { class: "success", role: "status", id: "requirements-run-summary",
-      text: `${plural(result.records, "record")} came back from the Run tab.` }));
+      text: message ?? `${plural(result.records, "record")} came back from the Run tab.` }));
     await results.evaluate();
   });
   $("requirements-records-file").addEventListener("change", async (event) => {

@@ -51,7 +51,8 @@ function duration(s) {
  * @param {() => Promise<{worker: Worker, runCall: import("../rpc.js").RunCall}>} engineReady
  * @param {{providerTargets: () => any[], params: () => Promise<any>, reported: () => Promise<void>,
  *   opened: (summary: any) => any, fileProviders: () => string[], study: () => any,
- *   mayReplace: (what: string) => Promise<boolean>, go: (hash: string) => void}} hooks
+ *   mayReplace: (what: string) => Promise<boolean>, go: (hash: string) => void,
+ *   recordsChanged?: () => Promise<void>}} hooks
  *   `fileProviders()` the provider targets of a study opened from a file (their base URLs and
  *   keys are asked for here); `study()` the open
  *   study's summary ({sha256, title, ...}); `mayReplace(what)` asks before the open study is replaced
@@ -178,6 +179,7 @@ export function createStudyRun(call, engineReady, hooks) {
       const summary = await call("studyAddRecords", `${runId}.jsonl`, new TextEncoder().encode(jsonl), null, "run");
       counts.dataset.added = runId;
       await call("studySimulate"); // the study's simulated models, if any, answer beside the run's
+      await hooks.recordsChanged?.();
       status.textContent = `The run's ${plural(summary.records, "record")} reached the study.`;
       localStorage.removeItem(STORE + runId);
       await hooks.reported();
@@ -294,7 +296,8 @@ export function createStudyRun(call, engineReady, hooks) {
   /** A slot's file: added as it is, or, when its columns are not recognised, through the Upload
    *  tab's mapping step shown at the slot (its error stays there until the file is in). */
   /** What a slot added: its records per method and model, and what was left out. */
-  function added(name, s) {
+  async function added(name, s) {
+    await hooks.recordsChanged?.(); // kept with the study before it is said to be in (a reload keeps it)
     const by = Object.entries(s.by_method).map(([m, n]) => `${n} ${m}`).join(", ");
     uploadResult.append(el("p", { role: "status", text: `${name}: ${plural(s.records, "record")} (${by}) of ${s.models.join(", ")}.` }),
       s.problems.length ? el("ul", { class: "problems" }, s.problems.map((p) => el("li", { text: describe({ detail: p }) }))) : "");
@@ -309,14 +312,14 @@ export function createStudyRun(call, engineReady, hooks) {
       const datas = await Promise.all(files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
       const merged = method === "bbq" ? null : await call("studyAddQuestionSets", files.map((f) => f.name), datas);
       if (merged) {
-        added(merged.file, merged);
+        await added(merged.file, merged);
         showIn(slot);
         return mapBox.replaceChildren();
       }
       const problems = [];
       for (const [i, f] of files.entries()) {
         try {
-          added(f.name, await call("studyAddRecords", f.name, datas[i], method));
+          await added(f.name, await call("studyAddRecords", f.name, datas[i], method));
         } catch (err) {
           problems.push(`${f.name}: ${describe(err)}`);
         }
@@ -335,7 +338,7 @@ export function createStudyRun(call, engineReady, hooks) {
       const data = new Uint8Array(await file.arrayBuffer());
       const s = map ? await call("studyAddRecordsMapped", file.name, data, method, map)
         : await call("studyAddRecords", file.name, data, method);
-      added(file.name, s);
+      await added(file.name, s);
       showIn(slot);
       mapBox.replaceChildren();
     } catch (err) {

@@ -5,6 +5,7 @@
 // from the form and read back by the wasm, which alone decides whether it is valid.
 import { $, el, errorMessage, plural, showIn } from "../dom.js";
 import { readTargets, targetBox } from "./run-form.js";
+import { sha256Hex } from "../dataset-store.js";
 
 /** The four methods in report order: what each measures and where its data comes from. */
 export const METHODS = [
@@ -27,7 +28,8 @@ export const METHODS = [
     name: "Cross-lingual refusals",
     measures: "The same sensitive questions in several languages: the refusal rate per language, and "
       + "the language pairs whose rates differ (the MSQAD method).",
-    source: "Evenhand's built-in question set (written for Evenhand).",
+    source: "Evenhand's built-in question set (written for Evenhand), or your own question-set files below "
+      + "(evenhand-questions or MSQAD JSON; several MSQAD topic files are merged into one set).",
   },
   {
     id: "divergence",
@@ -66,6 +68,32 @@ export function createStudySetup(call, runCallReady, hooks) {
         el("p", { class: "help" }, el("strong", { text: "Data: " }), m.source)),
       calls);
     return { m, box, calls, card };
+  });
+  // The cross-lingual method's own question sets: the study names each file with its sha256.
+  const xlFiles = /** @type {HTMLInputElement} */ (el("input", { id: "study-xl-files", type: "file", multiple: true, accept: ".json,application/json" }));
+  const xlFilesNote = el("div", { id: "study-xl-files-note", role: "status" });
+  /** @type {{name: string, sha256: string, data: Uint8Array}[]} the files chosen, each once */
+  let questionFiles = [];
+  const xlCard = methodBoxes.find((b) => b.m.id === "crosslingual").card;
+  xlCard.append(el("div", { class: "row" },
+    el("label", { for: xlFiles.id, text: "Question-set files (optional; none: the built-in set)" }), xlFiles, xlFilesNote));
+  xlFiles.addEventListener("change", async () => {
+    const chosen = [];
+    const dropped = [];
+    for (const f of [...(xlFiles.files ?? [])]) {
+      const data = new Uint8Array(await f.arrayBuffer());
+      const sha256 = await sha256Hex(data);
+      // A file given twice would be asked twice (or its questions left out as repeated ids): kept once, and said.
+      const first = chosen.find((c) => c.name === f.name || c.sha256 === sha256);
+      if (first) dropped.push(first.name === f.name ? `${f.name} is given twice: kept once.`
+        : `${f.name} has the same content (sha256) as ${first.name}: left out.`);
+      else chosen.push({ name: f.name, sha256, data });
+    }
+    questionFiles = chosen;
+    xlFilesNote.replaceChildren(
+      chosen.length ? el("p", { class: "help", text: `${plural(chosen.length, "question-set file")}: ${chosen.map((c) => c.name).join(", ")}.` }) : "",
+      dropped.length ? el("ul", { class: "problems", id: "study-xl-files-dropped" }, dropped.map((d) => el("li", { text: d }))) : "");
+    countCalls();
   });
   const title = el("input", { id: "study-title", value: "A bias study", autocomplete: "off" });
   const question = el("input", { id: "study-question", value: "Which of these models is more biased, and where?", autocomplete: "off" });
@@ -159,6 +187,8 @@ export function createStudySetup(call, runCallReady, hooks) {
       el("a", { class: "button", href: "#study/models", text: "Back" }),
       el("a", { class: "button primary", href: "#study/run", id: "study-to-run", text: "Next: run or upload" })));
 
+  const on = (id) => methodBoxes.find((b) => b.m.id === id).box.checked;
+
   /** The provider targets typed in step 2: the run spec's targets (keys saved by id). */
   function providerTargets() {
     const boxes = [...targets.children].filter((b) => b.read().models.length || b.read().base);
@@ -168,10 +198,10 @@ export function createStudySetup(call, runCallReady, hooks) {
   /** The study document the form describes. */
   function document_(forPlanOnly = false) {
     const methods = {};
-    const on = (id) => methodBoxes.find((b) => b.m.id === id).box.checked;
     if (on("requirements")) methods.requirements = { scenario: { builtin: "default" } };
     if (on("bbq")) methods.bbq = { dataset: { builtin: "evenhand" }, languages: list(bbqLanguages.value) };
-    if (on("crosslingual")) methods.crosslingual = { questions: { builtin: "evenhand" }, languages: list(xlLanguages.value), modes: ["non_acceptable"] };
+    const questions = questionFiles.length ? questionFiles.map((f) => ({ file: f.name, sha256: f.sha256 })) : { builtin: "evenhand" };
+    if (on("crosslingual")) methods.crosslingual = { questions, languages: list(xlLanguages.value), modes: ["non_acceptable"] };
     if (on("divergence")) methods.divergence = { probes: { builtin: "pl-western" }, completions: Number(completions.value) };
     let names = [];
     if (forPlanOnly) {
@@ -202,7 +232,7 @@ export function createStudySetup(call, runCallReady, hooks) {
   async function countCalls() {
     const mine = ++counting;
     try {
-      const plan = await call("studyPlanOf", "counts.json", JSON.stringify(document_(true)));
+      const plan = await call("studyPlanOf", "counts.json", JSON.stringify(document_(true)), addedFiles());
       if (mine !== counting) return;
       const calls = new Map(plan.rows.map((r) => [r.method, r.calls]));
       for (const b of methodBoxes) {
@@ -218,10 +248,15 @@ export function createStudySetup(call, runCallReady, hooks) {
   }
   step1.addEventListener("change", countCalls);
 
-  /** Opens the study the form describes; refuses with the wasm's located message. */
+  /** The files the form's study names, as the worker takes them. */
+  const addedFiles = () => (on("crosslingual") ? questionFiles.map((f) => ({ name: f.name, data: f.data })) : []);
+
+  /** Opens the study the form describes, with the files it names; refuses with the wasm's located message. */
   async function openForm() {
     const text = JSON.stringify(document_(), null, 2);
-    return hooks.opened(await call("studyOpen", "study.json", text));
+    const summary = await call("studyOpen", "study.json", text);
+    for (const f of addedFiles()) await call("studyAddFile", f.name, f.data);
+    return hooks.opened(summary);
   }
 
   async function showPlan() {

@@ -25,7 +25,8 @@ export async function openInTool(call, method, title) {
     const got = await call("crosslingualLoadRecords", name, bytes);
     crosslingualDataChanged(`Opened from ${from}: ${plural(got.records ?? 0, "record")}.`);
   } else if (method === "requirements") {
-    requirementsDataChanged("records", await call("requirementsLoadRecords", name, bytes));
+    const got = await call("requirementsLoadRecords", name, bytes);
+    requirementsDataChanged("records", got, `Opened from ${from}: ${plural(got.records ?? 0, "record")}.`);
   } else if (method === "divergence") {
     const got = await call("divergenceLoadRecords", name, bytes);
     divergenceDataChanged({ message: `Opened from ${from}.`, loaded: got });

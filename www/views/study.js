@@ -5,7 +5,7 @@ import { $, el, showIn } from "../dom.js";
 import { createStudySetup, describe } from "./study-setup.js";
 import { createStudyRun } from "./study-run.js";
 import { createStudyReport } from "./study-report.js";
-import { forgetOpenBundle, openBundle, saveOpenBundle } from "../study-store.js";
+import { forgetOpenBundle, openBundle, saveOpenBundle, saveStudyRecords } from "../study-store.js";
 
 /** Is this text a study bundle (study, inputs and records) rather than a study? */
 function isBundle(text) {
@@ -105,7 +105,22 @@ export function createStudy(call, engineReady, go) {
     reported: async () => go("#study/report"),
     // A study file's provider targets: the page asks for their base URLs and keys in step 4.
     fileProviders: () => (open?.from_form === false ? open.targets.filter((t) => !t.startsWith("simulated:")) : []),
+    recordsChanged,
   });
+
+  /** Records were added to the open study (an upload, simulated answers, a run's): a study kept
+   *  as its bundle is written again with them, under its sha256, so a reload brings them back.
+   *  Chained, so two quick uploads are written in the order they were made. */
+  let saving = Promise.resolve();
+  function recordsChanged() {
+    const study = open;
+    if (!study?.bundle || !study.sha256) return saving;
+    saving = saving.then(async () => {
+      if (open !== study) return;
+      await saveStudyRecords(study.bundleName ?? "study-bundle.json", await call("studyBundle"), study.sha256);
+    }).catch(() => {}); // without IndexedDB the records stay for this visit only
+    return saving;
+  }
   view.append(stepper, banner, ...setup.steps, run.step, report.step, missing, replaceDialog);
 
   // A reload puts back the open study and the form (the run is in IndexedDB, offered in step 4).
@@ -115,13 +130,18 @@ export function createStudy(call, engineReady, go) {
   } catch {
     sessionStorage.removeItem(OPEN_KEY);
   }
-  /** The text to open again: the bundle kept in IndexedDB, or the study's own text. */
+  /** The text to open again: the bundle kept in IndexedDB, or the study's own text.
+   *  @returns {Promise<{name: string, text: string, sha256?: string} | null>} */
   const savedText = async () => {
     if (!saved?.bundle) return saved?.text ? { name: "study.json", text: saved.text } : null;
     return openBundle();
   };
   const reopening = savedText().then((got) => (got
-    ? call("studyOpen", got.name, got.text).then((summary) => opened({ ...summary, from_form: saved.from_form, bundle: saved.bundle }))
+    ? call("studyOpen", got.name, got.text).then((summary) => {
+      // A bundle kept before it carried its study's sha256 is filed under it now.
+      if (saved.bundle && got.sha256 !== summary.sha256) saveOpenBundle(got.name, got.text, summary.sha256).catch(() => {});
+      opened({ ...summary, from_form: saved.from_form, bundle: saved.bundle, bundleName: got.name });
+    })
     : sessionStorage.removeItem(OPEN_KEY))).catch(() => sessionStorage.removeItem(OPEN_KEY));
   try {
     const form = JSON.parse(sessionStorage.getItem(FORM_KEY) ?? "null");
@@ -271,8 +291,8 @@ export function createStudy(call, engineReady, go) {
       const summary = await call("studyOpen", file.name, text);
       const bundle = isBundle(text);
       // Kept before it counts as open, so a reload right after finds it.
-      if (bundle) await saveOpenBundle(file.name, text).catch(() => {}); // without IndexedDB: open, not kept
-      opened({ ...summary, bundle });
+      if (bundle) await saveOpenBundle(file.name, text, summary.sha256).catch(() => {}); // without IndexedDB: open, not kept
+      opened({ ...summary, bundle, bundleName: file.name });
       go(summary.records ? "#study/report" : "#study/plan-file");
     } catch (err) {
       showIn(errorBox, `The study could not be opened. ${describe(err)}`);
