@@ -30,9 +30,10 @@ export const onCrosslingualData = (fn) => document.addEventListener(CROSSLINGUAL
 const REQUIREMENTS_DATA = "evenhand:requirements-data";
 /** A run's records or judge replies reached the Requirements session: `what` is "records" or
  *  "judge", `result` what the session said, `message` where they came from when not the Run tab
- *  (a study's report). Shows the Requirements tab. */
-export function requirementsDataChanged(what, result, message = null) {
-  document.dispatchEvent(new CustomEvent(REQUIREMENTS_DATA, { detail: { what, result, message } }));
+ *  (a study's report), `scenario` the scenario text they were judged by there (the tab takes it
+ *  into its editor first). Shows the Requirements tab. */
+export function requirementsDataChanged(what, result, message = null, scenario = null) {
+  document.dispatchEvent(new CustomEvent(REQUIREMENTS_DATA, { detail: { what, result, message, scenario } }));
   showTab("requirements");
 }
 export const onRequirementsData = (fn) => document.addEventListener(REQUIREMENTS_DATA, (e) => fn(e.detail));

@@ -260,6 +260,7 @@ const ops = {
   studyAddQuestionSets: (names, datas) => study().add_question_sets(names, datas.map(bytes)),
   /** The records of one method as its expert tool reads them (JSONL). */
   studyToolRecords: (method) => study().tool_records(method),
+  studyToolScenario: () => study().tool_scenario(),
   studySimulate: () => study().simulate(),
   // The report's time is set when the page draws it, so its HTML and JSON downloads match it.
   studyReport: () => study().report((reportTime = new Date().toISOString())),

@@ -10,6 +10,12 @@ use crate::bbq::{Condition, Polarity, Subset};
 use crate::record::Record;
 use std::collections::HashMap;
 
+/// The scenario text the study judged its requirements records against, so the Requirements tool
+/// judges them by the same requirements (None when the study has no requirements method).
+pub fn scenario(s: &Session) -> Result<Option<String>, StudyError> {
+    Ok(s.inputs()?.requirements.as_ref().map(|r| r.text.clone()))
+}
+
 /// The records of `method` for its expert tool, each named by its target as the report names it.
 pub fn records(s: &Session, method: &str) -> Result<Vec<Record>, StudyError> {
     let records = s.records_of(method);

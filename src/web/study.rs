@@ -229,6 +229,12 @@ impl StudySession {
         Ok(crate::formats::write(&records, crate::formats::FileFormat::Jsonl))
     }
 
+    /// The study's requirements scenario (JSON text), for the Requirements tool; undefined when
+    /// the study has no requirements method.
+    pub fn tool_scenario(&self) -> Result<Option<String>, JsValue> {
+        study::handoff::scenario(&self.core).map_err(study_failed)
+    }
+
     /// Every record held, as JSONL.
     pub fn records_jsonl(&self) -> String {
         crate::formats::write(&self.core.records, crate::formats::FileFormat::Jsonl)

@@ -32,6 +32,12 @@ test("25t1. the report's Requirements link opens the tool with the study's recor
   await page.locator("#requirements-records-file").setInputFiles({ name: "other.jsonl", mimeType: "application/x-ndjson",
     buffer: Buffer.from(JSON.stringify(other) + "\n") });
   await expect(page.locator("#requirements-run-result")).toContainText("other.jsonl: 1 record loaded");
+  // ... and another scenario: the study's records must be judged by the study's requirements.
+  const held = JSON.parse(await page.locator("#requirements-json").inputValue());
+  held.requirements[0].name = "Held by the tool";
+  held.requirements[0].tolerance = 0.99;
+  await page.locator("#requirements-json").fill(JSON.stringify(held, null, 2));
+  await expect(page.locator("#requirements-validation")).toContainText("Valid");
 
   const section = await exampleSection(page, "requirements");
   // "… 90 record(s) judged by the scenario's oracles …"
@@ -45,6 +51,11 @@ test("25t1. the report's Requirements link opens the tool with the study's recor
   await expect(page.locator("#requirements-results-summary")).toContainText(`${judged} records judged`, { timeout: 30_000 });
   const groups = page.locator("#requirements-groups");
   await expect(groups).not.toContainText("not-the-study");
+  // The editor holds the study's scenario now, checked valid, not the one the tool held.
+  const editor = page.locator("#requirements-json");
+  await expect(editor).not.toHaveValue(/Held by the tool/);
+  expect(JSON.parse(await editor.inputValue()).requirements.length).toBeGreaterThan(0);
+  await expect(page.locator("#requirements-validation")).toContainText("Valid");
   // The tool's groups of sim:fair, sexism, en_us (per input and reflection type) add up to the
   // report's figure: the same passed among the same n.
   const rows = groups.locator("tbody tr").filter({ hasText: "sim:fair" }).filter({ hasText: "en_us" }).filter({ hasText: "sexism" });

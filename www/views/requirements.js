@@ -355,10 +355,14 @@ export async function createRequirements(call) {
     }
   });
   // What a run in the Run tab gave back: the records (evaluated at once) or the judge's replies.
-  onRequirementsData(async ({ what, result, message }) => {
+  onRequirementsData(async ({ what, result, message, scenario: text }) => {
     if (what === "judge") {
       results.showJudge(result);
       return;
+    }
+    if (text) {
+      $("requirements-json").value = text;
+      await fromJson();
     }
     showIn($("requirements-run-result"), el("p", { class: "success", role: "status", id: "requirements-run-summary",
       text: message ?? `${plural(result.records, "record")} came back from the Run tab.` }));

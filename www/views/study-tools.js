@@ -25,8 +25,11 @@ export async function openInTool(call, method, title) {
     const got = await call("crosslingualLoadRecords", name, bytes);
     crosslingualDataChanged(`Opened from ${from}: ${plural(got.records ?? 0, "record")}.`);
   } else if (method === "requirements") {
+    // The study's scenario first: its records are judged by the study's requirements, not by
+    // whatever scenario the tool held.
+    const scenario = await call("studyToolScenario");
     const got = await call("requirementsLoadRecords", name, bytes);
-    requirementsDataChanged("records", got, `Opened from ${from}: ${plural(got.records ?? 0, "record")}.`);
+    requirementsDataChanged("records", got, `Opened from ${from}: ${plural(got.records ?? 0, "record")}.`, scenario ?? null);
   } else if (method === "divergence") {
     const got = await call("divergenceLoadRecords", name, bytes);
     divergenceDataChanged({ message: `Opened from ${from}.`, loaded: got });
