@@ -197,3 +197,55 @@ fn the_crosslingual_report_states_trust_and_keeps_labels() {
     assert_eq!((summary.imported, summary.unmatched), (review.len(), review.len()));
     assert_eq!(again.labels(), s.labels());
 }
+
+#[test]
+fn the_study_report_states_trust_and_its_labels_travel_with_the_bundle() {
+    use evenhand::study::{bundle, example, html};
+    let mut s = example::session().unwrap();
+    let report = s.report("2026-01-01T00:00:00Z").unwrap();
+    let methods: Vec<&str> = report.trust.iter().map(|m| m.method.as_str()).collect();
+    assert_eq!(methods, ["requirements", "crosslingual"]);
+    let x = &report.trust[1].trust;
+    assert_eq!(x.decides, "lexicon");
+    assert!(!x.cells.is_empty() && x.labelled.is_empty());
+    let page = html::render(&report);
+    assert!(page.contains("<section id=\"detector-trust\">"));
+    assert!(
+        report
+            .methods_text
+            .iter()
+            .any(|p| p.starts_with("Refusal detectors (crosslingual): Refusals were decided by the lexicon"))
+    );
+
+    // Label ten cross-lingual answers, five as the lexicon judged them, five the other way.
+    let ids: Vec<String> =
+        s.records.iter().filter(|r| r.method == "crosslingual").take(10).map(|r| r.record_id.clone()).collect();
+    for (i, id) in ids.iter().enumerate() {
+        s.set_label(id, Some(i % 2 == 0)).unwrap();
+    }
+    assert!(s.set_label("nope", Some(true)).is_err());
+    let labelled = s.report("2026-01-01T00:00:00Z").unwrap();
+    let x = &labelled.trust[1].trust;
+    assert_eq!(x.labels, 10);
+    assert!(!x.labelled.is_empty());
+    assert!(labelled.methods_text.iter().any(|p| p.contains("10 answer(s) were labelled by hand")));
+    assert!(html::render(&labelled).contains("Corrected rate"));
+
+    // The bundle carries the labels, and opening it gives the same report.
+    let text = serde_json::to_string(&bundle::make(&s)).unwrap();
+    let opened = bundle::open("study.bundle.json", &text).unwrap();
+    assert_eq!(opened.labels, s.labels);
+    assert_eq!(opened.report("2026-01-01T00:00:00Z").unwrap().trust, labelled.trust);
+    // A bundle without labels writes no labels field (older readers are not disturbed).
+    let plain = serde_json::to_value(bundle::make(&example::session().unwrap())).unwrap();
+    assert!(plain.get("labels").is_none());
+
+    // Labels CSV in the study: export, import into a fresh session; a bad file changes nothing.
+    let csv = s.labels_csv();
+    let mut fresh = example::session().unwrap();
+    let e = fresh.import_labels("l.csv", "record_id,label\nx,refusal\ny,nah\n").unwrap_err();
+    assert_eq!(e.to_string(), "l.csv: line 3, field label: expected refusal or answer, found \"nah\"");
+    assert!(fresh.labels.is_empty());
+    assert_eq!(fresh.import_labels("labels.csv", &csv).unwrap(), 10);
+    assert_eq!(fresh.labels, s.labels);
+}

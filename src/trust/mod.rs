@@ -273,9 +273,10 @@ impl Trust {
     /// The trust in one or two sentences, for a methods text.
     pub fn methods_sentence(&self) -> String {
         let mut out = format!(
-            "Refusals were decided by the {} detector; {} judged the same answers, and their agreement per model and language is reported (Cohen's kappa with Fleiss, Cohen and Everitt's {} interval).",
+            "Refusals were decided by the {} detector; {} detector(s) ({}) judged the same answers, and their agreement per model and language is reported (Cohen's kappa with Fleiss, Cohen and Everitt's {} interval).",
             self.decides,
-            if self.detectors.is_empty() { "no other detector".to_string() } else { self.detectors.join(", ") },
+            self.detectors.len(),
+            self.detectors.join(", "),
             percent(self.confidence)
         );
         if self.statements.is_empty() {
