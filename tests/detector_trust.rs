@@ -249,3 +249,48 @@ fn the_study_report_states_trust_and_its_labels_travel_with_the_bundle() {
     assert_eq!(fresh.import_labels("labels.csv", &csv).unwrap(), 10);
     assert_eq!(fresh.labels, s.labels);
 }
+
+#[test]
+fn the_cli_reads_labels_and_states_the_dependence() {
+    let dir = std::env::temp_dir().join(format!("evenhand-trust-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_evenhand"))
+            .args(["crosslingual", "--questions", "tests/fixtures/crosslingual/questions.json", "--simulate"])
+            .args(["--languages", "en,hi", "--samples", "2", "--seed", "3", "--permutations", "0"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = run(&[]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(report["trust"]["decides"], "lexicon");
+    // Every review item labelled "refusal" in a labels file.
+    let mut csv = String::from("record_id,label\n");
+    for item in report["review"].as_array().unwrap() {
+        csv.push_str(&format!("{},refusal\n", item["record_id"].as_str().unwrap()));
+    }
+    let labels = dir.join("labels.csv");
+    std::fs::write(&labels, &csv).unwrap();
+    // The threshold given is the one applied (the simulated detectors agree, so nothing fires).
+    let second = run(&["--labels", labels.to_str().unwrap(), "--disagreement-threshold", "0"]);
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    let n = report["review"].as_array().unwrap().len() as u64;
+    assert_eq!(report["trust"]["labels"], n);
+    assert!(String::from_utf8_lossy(&second.stderr).contains(&format!("{n} labels, 0 of them for records not loaded")));
+    assert_eq!(report["trust"]["threshold"], 0.0);
+    let statements = report["trust"]["statements"].as_array().unwrap();
+    let depends =
+        report["trust"]["cells"].as_array().unwrap().iter().filter(|c| c["depends_on_detector"] == true).count();
+    assert_eq!(statements.len(), depends);
+    // A bad labels file stops the run, naming file, line and field.
+    std::fs::write(&labels, "record_id,label\nx,refusal\ny,dunno\n").unwrap();
+    let bad = run(&["--labels", labels.to_str().unwrap()]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("labels.csv: line 3, field label: expected refusal or answer")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
