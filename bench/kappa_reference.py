@@ -2,7 +2,7 @@
 """Writes tests/fixtures/kappa.json: statsmodels' cohens_kappa (simple kappa, its variance
 `var_kappa` after Fleiss, Cohen and Everitt 1969, and the interval kappa +- z * std_kappa) on
 2x2 tables of two binary raters, perfect and one-sided tables included.
-tests/detector_trust.rs checks Evenhand's kappa and interval against these values.
+tests/diagnostic.rs checks Evenhand's kappa and interval against these values.
 
 Run it in a throwaway virtual environment, never the system Python:
   python3 -m venv target/pyvenv && target/pyvenv/bin/pip install statsmodels

@@ -28,6 +28,7 @@ pub mod simulate;
 pub mod stats;
 pub mod study;
 pub mod text;
+pub mod trust;
 pub mod web;
 
 /// The tool version written into bundles and reports.

@@ -52,6 +52,7 @@ const SHELL = [
   "./views/benchmarks.js",
   "./views/datasets.js",
   "./views/crosslingual-dashboard.js",
+  "./views/crosslingual-labels.js",
   "./views/crosslingual-runs.js",
   "./views/crosslingual.js",
   "./views/design.js",

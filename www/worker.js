@@ -197,6 +197,10 @@ const ops = {
   crosslingualClearEmbeddings: () => crosslingual().clear_embeddings(),
   crosslingualJudgeCases: () => crosslingual().judge_cases(),
   crosslingualLoadJudge: (name, data) => crosslingual().load_judge(name, bytes(data)),
+  // Hand labels of the review sample (issue 26): one at a time, or a labels CSV in and out.
+  crosslingualSetLabel: (recordId, label) => crosslingual().set_label(recordId, label),
+  crosslingualLabelsCsv: () => crosslingual().labels_csv(),
+  crosslingualImportLabels: (name, text) => crosslingual().import_labels(name, text),
   // The Run tab's inputs (JSONL) and what comes back: an embedding run's vectors replace the
   // earlier ones; a judge run's records become verdicts (crosslingualLoadJudge).
   crosslingualEmbedTexts: (all) => crosslingual().embed_texts(Boolean(all)),

@@ -81,6 +81,15 @@ pub struct Args {
     /// The model that made the --embeddings vectors, recorded with the records.
     #[arg(long)]
     pub embedding_model: Option<String>,
+    /// Refusal labels given by hand (CSV with columns record_id and label = refusal or answer,
+    /// as the page exports them): each detector is measured against them per language, and the
+    /// refusal rates get the Rogan-Gladen correction.
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// Share of a language's answers two detectors may judge differently before the report says
+    /// its refusal figures depend on the detector.
+    #[arg(long, default_value_t = evenhand::trust::DEFAULT_THRESHOLD)]
+    pub disagreement_threshold: f64,
 }
 
 /// Uploaded vectors with the model that made them: only those of loaded records are taken.
@@ -139,6 +148,7 @@ pub fn run(a: Args) -> Outcome {
         detector: detector(&a.detector)?,
         modes: a.modes.clone(),
         seed: a.seed,
+        disagreement_threshold: a.disagreement_threshold,
         ..Settings::default()
     })?;
     if let Some(path) = &a.plan_out {
@@ -200,6 +210,16 @@ pub fn run(a: Args) -> Outcome {
             summary.unmatched
         ));
     }
+    if let Some(path) = &a.labels {
+        let text = String::from_utf8_lossy(&read(path)?).into_owned();
+        let summary = s.import_labels(&path.display().to_string(), &text)?;
+        note(format_args!(
+            "{}: {} labels, {} of them for records not loaded",
+            path.display(),
+            summary.imported,
+            summary.unmatched
+        ));
+    }
     if let Some(path) = &a.embed_plan_out {
         let mut text = String::new();
         for item in s.embed_items()? {
@@ -224,6 +244,9 @@ pub fn run(a: Args) -> Outcome {
         while s.permanova_step(8)?.done < total {}
     }
     let view = s.view()?;
+    for statement in &view.report.trust.statements {
+        note(statement);
+    }
     let report = serde_json::to_value(&view.report)?;
     if let Some(dir) = &a.out {
         create_dir(dir)?;

@@ -36,6 +36,9 @@ pub struct Settings {
     pub seed: u64,
     /// Flagged and unflagged responses shown per language in the review sample.
     pub review_per_language: usize,
+    /// Share of a language's answers two detectors may judge differently before its refusal
+    /// figures are said to depend on the detector ([`crate::trust::DEFAULT_THRESHOLD`]).
+    pub disagreement_threshold: f64,
 }
 
 impl Default for Settings {
@@ -49,6 +52,7 @@ impl Default for Settings {
             confidence: Confidence::NINETY_FIVE,
             seed: 0,
             review_per_language: 5,
+            disagreement_threshold: crate::trust::DEFAULT_THRESHOLD,
         }
     }
 }
@@ -58,6 +62,9 @@ impl Settings {
         // The confidence level was checked when the settings were read (Confidence).
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err("settings: alpha must be in (0, 1)".into());
+        }
+        if !(0.0..=1.0).contains(&self.disagreement_threshold) {
+            return Err("settings: disagreement_threshold must be in [0, 1] (a share of the answers)".into());
         }
         if self.review_per_language > 200 {
             return Err("settings: review_per_language must be at most 200".into());
@@ -75,6 +82,8 @@ pub struct Dataset {
     pub embeddings: Vec<Option<Vec<f64>>>,
     /// Cells the detectors could not read.
     pub problems: Vec<Problem>,
+    /// Refusal labels given by hand (by record id), the truth the detectors are measured against.
+    pub labels: crate::trust::labels::Labels,
 }
 
 impl Dataset {
@@ -83,7 +92,7 @@ impl Dataset {
             records.into_iter().filter(|r| r.method == super::METHOD || !r.question_id.is_empty()).collect();
         let (verdicts, problems) = detect::detect_all(file, &records, lexicon);
         let embeddings = vec![None; records.len()];
-        Dataset { file: file.into(), records, verdicts, embeddings, problems }
+        Dataset { file: file.into(), records, verdicts, embeddings, problems, labels: Default::default() }
     }
 
     /// Attaches vectors by `embedding_ref` (or `record_id` when it is empty); returns how many
@@ -193,6 +202,8 @@ pub struct Report {
     pub families: Vec<Family>,
     pub duplicates: u64,
     pub agreement: Vec<Agreement>,
+    /// Every detector's refusals and agreement per model and language, and against the labels.
+    pub trust: crate::trust::Trust,
     pub review: Vec<ReviewItem>,
     pub embeddings: EmbeddingInfo,
     /// PERMANOVA per language pair and topic on the response embeddings, once run.
@@ -359,6 +370,7 @@ pub fn analyze(d: &Dataset, s: &Settings) -> Report {
         families,
         duplicates: paired.duplicates,
         agreement: detect::agreements(&d.verdicts),
+        trust: super::trust::assess(d, &selected, s),
         review,
         embeddings: EmbeddingInfo {
             with_embedding: with.len(),

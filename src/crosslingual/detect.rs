@@ -47,6 +47,9 @@ pub struct Verdicts {
     pub lexicon: Option<bool>,
     /// The lexicon phrase that matched, or "status: refused".
     pub lexicon_match: Option<String>,
+    /// The opening rule ([`crate::text::refusal_opening`]): compared with the others, never
+    /// chosen to decide the figures.
+    pub opening: Option<bool>,
     pub label: Option<bool>,
     pub judge: Option<bool>,
 }
@@ -108,11 +111,14 @@ pub fn detect_all(file: &str, records: &[Record], lexicon: &Lexicon) -> (Vec<Ver
             if !answered(r) {
                 return Verdicts::default();
             }
-            let (lexicon, lexicon_match) = if r.status == Status::Refused {
-                (Some(true), Some("status: refused".to_string()))
+            let (lexicon, lexicon_match, opening) = if r.status == Status::Refused {
+                (Some(true), Some("status: refused".to_string()), Some(true))
             } else {
                 let hit = lexicon.find(&r.response, &r.language);
-                (Some(hit.is_some()), hit.map(|h| format!("{}: {}", h.language, h.phrase)))
+                // The opening rule looks for the lexicon's phrases in a prefix of the reply, so
+                // it can only say "refusal" where the lexicon does.
+                let opening = hit.is_some() && crate::text::refusal_opening::refuses(lexicon, &r.response, &r.language);
+                (Some(hit.is_some()), hit.map(|h| format!("{}: {}", h.language, h.phrase)), Some(opening))
             };
             let mut located = |field: &str, msg: String| {
                 problems.push(
@@ -136,7 +142,7 @@ pub fn detect_all(file: &str, records: &[Record], lexicon: &Lexicon) -> (Vec<Ver
                     None
                 }
             };
-            Verdicts { lexicon, lexicon_match, label, judge }
+            Verdicts { lexicon, lexicon_match, opening, label, judge }
         })
         .collect();
     (verdicts, problems)

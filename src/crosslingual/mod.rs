@@ -26,6 +26,7 @@ pub mod review;
 pub mod runs;
 pub mod session;
 pub mod simulate;
+pub mod trust;
 
 /// The `method` column value of cross-lingual records.
 pub const METHOD: &str = "crosslingual";

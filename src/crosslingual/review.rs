@@ -51,7 +51,8 @@ pub fn sample(d: &Dataset, selected: &[usize], s: &Settings) -> Vec<ReviewItem> 
                 model: r.model.clone(),
                 response: r.response.clone(),
                 lexicon_match: v.lexicon_match.clone(),
-                label: v.label,
+                // A label given by hand wins over the upload's column.
+                label: d.labels.get(&r.record_id).or(v.label),
                 judge: v.judge,
             });
         }

@@ -11,7 +11,9 @@ use super::questions::{self, QuestionError, QuestionSet};
 use super::runs;
 use crate::text::refusal::Lexicon;
 
+mod labels;
 mod matrix;
+pub use labels::LabelsSummary;
 mod permanova;
 pub use permanova::{DispersionOutcome, Handout, Outcome};
 mod provider;
@@ -127,6 +129,8 @@ pub enum SessionError {
     NoData,
     #[error("{0}")]
     Permanova(#[from] crate::stats::multivariate::MultivariateError),
+    #[error("{0}")]
+    Labels(#[from] crate::trust::labels::LabelsError),
 }
 
 struct Run {
@@ -325,7 +329,10 @@ impl Session {
     }
 
     fn set_data(&mut self, data: Dataset) {
+        // Labels are by record id: they outlive the records they were given with.
+        let labels = std::mem::take(&mut self.data.labels);
         self.data = data;
+        self.data.labels = labels;
         self.distances = None;
         self.perm_run = None;
         self.permanova = None;

@@ -55,6 +55,9 @@ pub struct Bundle {
     pub files: BTreeMap<String, String>,
     pub records: Vec<Value>,
     pub manifest: Manifest,
+    /// Refusal labels given by hand (record id -> refusal), when there are any.
+    #[serde(default, skip_serializing_if = "crate::trust::labels::Labels::is_empty")]
+    pub labels: crate::trust::labels::Labels,
 }
 
 pub fn make(s: &Session) -> Bundle {
@@ -85,6 +88,7 @@ pub fn make(s: &Session) -> Bundle {
                 .collect(),
         },
         records,
+        labels: s.labels.clone(),
     }
 }
 
@@ -118,6 +122,7 @@ pub fn open(file: &str, text: &str) -> Result<Session, StudyError> {
         return Err(bad(format!("records: {p}")));
     }
     s.records = loaded.records;
+    s.labels = b.labels;
     s.sources = b
         .manifest
         .sources

@@ -188,6 +188,7 @@ pub fn render(r: &Report) -> String {
         }
     }
     super::items_html::render(&mut o, &r.changes);
+    super::trust_html::render(&mut o, &r.trust);
     o.push_str("<h2>Methods</h2>\n");
     for para in &r.methods_text {
         let _ = writeln!(o, "<p>{}</p>", escape(para));

@@ -240,6 +240,10 @@ pub fn methods(s: &Session, inputs: &Inputs, report: &Report) -> Vec<String> {
             sent_and_calls(&recs)
         ));
     }
+    // Every refusal detector's trust, and the labels' agreement when there are labels.
+    out.extend(
+        report.trust.iter().map(|m| format!("Refusal detectors ({}): {}", m.method, m.trust.methods_sentence())),
+    );
     if let Some(d) = &inputs.divergence {
         let recs = s.records_of("divergence");
         out.push(format!(

@@ -44,6 +44,8 @@ pub mod spec_check;
 pub mod summary;
 pub mod targets;
 pub mod tool_files;
+pub mod trust;
+pub mod trust_html;
 
 pub use format::Study;
 pub use session::Session;

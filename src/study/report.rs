@@ -99,6 +99,10 @@ pub struct Report {
     /// Figures and paired differences per category and language (`study::breakdown`); their
     /// comparisons are corrected as a family of their own.
     pub breakdowns: Vec<super::breakdown::Breakdown>,
+    /// Every refusal detector's counts and agreement per model and language, and against the
+    /// study's labels when it has some ([`super::trust`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust: Vec<super::trust::MethodTrust>,
 }
 
 /// The models in report order: the study's targets under their report names (unique, see
@@ -318,6 +322,7 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         changes: super::items::Changes::of(&super::items::of_methods(inputs, &by_method, &names)),
         answer: super::summary::of(&answered_by, &names, &omitted_reasons),
         breakdowns,
+        trust: super::trust::of(&by_method, &s.labels, st.confidence.get()),
     };
     report.methods_text = super::methods_text::methods(s, inputs, &report);
     report.limitations = super::methods_text::limitations(s, &report);

@@ -83,6 +83,8 @@ pub struct Session {
     inputs: Option<Inputs>,
     pub records: Vec<Record>,
     pub sources: Vec<RecordSource>,
+    /// Refusal labels given by hand, by record id; the bundle carries them.
+    pub labels: crate::trust::labels::Labels,
 }
 
 impl Session {
@@ -96,6 +98,7 @@ impl Session {
             inputs: None,
             records: vec![],
             sources: vec![],
+            labels: Default::default(),
         };
         if s.missing().is_empty() {
             let i = inputs::resolve(&s.study, &s.uploads)?;
@@ -426,7 +429,15 @@ impl Session {
         records: Vec<Record>,
         sources: Vec<RecordSource>,
     ) -> Session {
-        Session { file: file.into(), study, uploads: Uploads::new(), inputs: Some(inputs), records, sources }
+        Session {
+            file: file.into(),
+            study,
+            uploads: Uploads::new(),
+            inputs: Some(inputs),
+            records,
+            sources,
+            labels: Default::default(),
+        }
     }
 
     /// A harness log given as a record file: its samples become records (`study::logs`), BBQ's

@@ -188,6 +188,23 @@ impl CrosslingualSession {
     pub fn load_judge(&mut self, name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
         to_js(&self.0.load_judge(name, bytes).map_err(failed)?)
     }
+
+    /// Labels one answer by hand: "refusal", "answer", or "" to remove its label.
+    pub fn set_label(&mut self, record_id: &str, label: &str) -> Result<JsValue, JsValue> {
+        let l = crate::trust::labels::parse(label)
+            .map_err(|e| failed(crate::crosslingual::session::SessionError::Invalid(format!("label: {e}"))))?;
+        to_js(&self.0.set_label(record_id, l).map_err(failed)?)
+    }
+
+    /// The hand labels as CSV (record_id, label, language, model).
+    pub fn labels_csv(&self) -> String {
+        self.0.labels_csv()
+    }
+
+    /// Reads a labels CSV; on an error (naming line and field) the labels held stay as they were.
+    pub fn import_labels(&mut self, name: &str, text: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.0.import_labels(name, text).map_err(failed)?)
+    }
 }
 
 impl Default for CrosslingualSession {

@@ -4,6 +4,7 @@
 import { $, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { buildLabel } from "../build-info.js";
 import { createCrosslingualDashboard } from "./crosslingual-dashboard.js";
+import { createCrosslingualLabels } from "./crosslingual-labels.js";
 import { createCrosslingualRuns } from "./crosslingual-runs.js";
 import { handToRun } from "../handover.js";
 import { readFile } from "../read-file.js";
@@ -200,6 +201,15 @@ export function createCrosslingualSetup(call, onData) {
 export function createCrosslingual(call) {
   let last = null;
   const dashboard = createCrosslingualDashboard();
+  const labels = createCrosslingualLabels(call, async () => {
+    last = await call("crosslingualView");
+    draw(last);
+  });
+  /** The dashboard and the labeller from one view. */
+  function draw(view) {
+    dashboard.render(view);
+    labels.render(view);
+  }
 
   function readSettings(base) {
     const alpha = Number($("crosslingual-alpha").value);
@@ -219,7 +229,7 @@ export function createCrosslingual(call) {
     }
     try {
       last = await call("crosslingualView");
-      dashboard.render(last);
+      draw(last);
       showIn($("crosslingual-view-error"));
     } catch (err) {
       showIn($("crosslingual-view-error"), `The results could not be computed: ${errorMessage(err)}`);
@@ -271,7 +281,7 @@ export function createCrosslingual(call) {
         show(p.done, 0);
       }
       last = await call("crosslingualView");
-      dashboard.render(last);
+      draw(last);
     } catch (err) {
       if (abort.signal.aborted) {
         await call("crosslingualPermCancel");
