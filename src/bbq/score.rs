@@ -434,6 +434,11 @@ impl<'e> Judge<'e> {
         }
     }
 
+    /// The answers judged so far (a prediction taken raises it; an unmatched one does not).
+    pub fn taken(&self) -> usize {
+        self.m.judged.len()
+    }
+
     /// Every answer taken, with the count of examples left unanswered per model.
     pub fn finish(mut self) -> Matched {
         self.m.missing = self.answered.iter().map(|n| self.examples.len().saturating_sub(*n)).sum();

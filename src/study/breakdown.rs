@@ -47,14 +47,22 @@ pub(super) struct Part<'a> {
 /// The BBQ examples judged per model and sample (the BBQ section and the breakdowns both judge
 /// through this): each sample an item of its own, with the sample it came from.
 pub(super) fn judged(inputs: &Inputs, records: &[Record]) -> Vec<(u32, Judged)> {
+    judged_at(inputs, records).into_iter().map(|(_, k, j)| (k, j)).collect()
+}
+
+/// [`judged`], with the index in `records` of each judged answer's record (the calls table
+/// places every record by it; a record without one was not judged: not an example, or a repeat).
+pub(super) fn judged_at(inputs: &Inputs, records: &[Record]) -> Vec<(usize, u32, Judged)> {
     let Some(input) = &inputs.bbq else { return vec![] };
     let answered = || records.iter().enumerate().filter(|(_, r)| matches!(r.status, Status::Ok | Status::Refused));
     let samples: BTreeSet<u32> = answered().map(|(_, r)| r.sample_index).collect();
     let mut out = vec![];
     for &sample in &samples {
-        let preds: Vec<crate::bbq::score::Prediction> = answered()
-            .filter(|(_, r)| r.sample_index == sample)
-            .map(|(i, r)| crate::bbq::score::Prediction {
+        let mut judge = crate::bbq::score::Judge::new(&input.examples, "bbq records", false);
+        let mut at = vec![];
+        for (i, r) in answered().filter(|(_, r)| r.sample_index == sample) {
+            let before = judge.taken();
+            judge.take(&crate::bbq::score::Prediction {
                 id: if r.question_id.is_empty() { r.case_id.clone() } else { r.question_id.clone() },
                 answer: r.response.clone(),
                 model: r.model.clone(),
@@ -63,10 +71,12 @@ pub(super) fn judged(inputs: &Inputs, records: &[Record]) -> Vec<(u32, Judged)> 
                 by_likelihood: false,
                 file: String::new(),
                 category: String::new(),
-            })
-            .collect();
-        let matched = crate::bbq::score::judge(&input.examples, &preds, "bbq records");
-        out.extend(matched.judged.into_iter().map(|j| (sample, j)));
+            });
+            if judge.taken() > before {
+                at.push(i);
+            }
+        }
+        out.extend(at.into_iter().zip(judge.finish().judged).map(|(i, j)| (i, sample, j)));
     }
     out
 }

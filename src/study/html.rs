@@ -106,6 +106,36 @@ fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
     out.push_str("</tbody></table></div>\n");
 }
 
+/// What became of the planned calls, per model and language (`study::calls`).
+fn calls_table(out: &mut String, calls: &super::calls::Calls) {
+    if calls.rows.is_empty() {
+        return;
+    }
+    let refusals = calls.rows.iter().any(|r| r.refused.is_some());
+    out.push_str("<h3>Calls per model and language</h3>\n<div class=\"wrap\"><table class=\"calls\"><thead><tr><th>Model</th><th>Language</th><th>Answered</th><th>Out of choice</th>");
+    if refusals {
+        out.push_str("<th>Refused</th>");
+    }
+    out.push_str("<th>Failed</th><th>Total</th></tr></thead><tbody>\n");
+    for r in &calls.rows {
+        let refused =
+            if refusals { format!("<td class=\"num\">{}</td>", r.refused.unwrap_or(0)) } else { String::new() };
+        let not_run = if r.not_run > 0 { format!(" ({} not run)", r.not_run) } else { String::new() };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>{refused}<td class=\"num\">{}{not_run}</td><td class=\"num\">{}</td></tr>",
+            escape(&r.model),
+            escape(if r.language.is_empty() { "–" } else { &r.language }),
+            r.answered,
+            r.out_of_choice,
+            r.failed,
+            r.total
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+    let _ = writeln!(out, "<p class=\"meta\">{}</p>", escape(&calls.figures_count));
+}
+
 /// The HTML report.
 pub fn render(r: &Report) -> String {
     let mut o = String::with_capacity(64 * 1024);
@@ -165,6 +195,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(o, "<figure>{}</figure>", s.chart_svg);
         o.push_str("<h3>Per model</h3>\n");
         figures_table(&mut o, &s.figures);
+        calls_table(&mut o, &s.calls);
         o.push_str("<h3>Paired differences</h3>\n");
         comparisons_table(&mut o, &s.comparisons);
         for n in &s.notes {

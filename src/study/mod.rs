@@ -9,7 +9,7 @@
 //!   answered records come back; [`plan`]: calls, tokens and cost per method and target;
 //! - [`sections`]: per method, the headline figures, chart and paired comparisons, with the
 //!   shared statistics in [`compare`], the refusal detectors' counts in [`detectors`] and the
-//!   forest chart in [`chart`];
+//!   forest chart in [`chart`], and what became of every planned call in [`calls`];
 //! - [`report`]: the report as data (`report.json`), with [`methods_text`]'s prose;
 //! - [`budget`]: the work a study asks for, bounded before it starts;
 //! - [`html`]: the self-contained HTML report; [`bundle`]: the study bundle and share link;
@@ -22,6 +22,7 @@ pub mod breakdown;
 pub mod breakdown_crosslingual;
 pub mod budget;
 pub mod bundle;
+pub mod calls;
 pub mod cases;
 pub mod chart;
 pub mod compare;

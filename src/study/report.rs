@@ -255,6 +255,16 @@ pub fn build(s: &Session, generated_at: &str) -> Result<Report, StudyError> {
         b = want;
     };
     let mut sections = sections;
+    // Every planned call in its section's table: those of the study's targets with no record
+    // are failed (not run), so each table's total is at least what the study planned.
+    let planned = s.run_cases().map(|c| super::calls::planned(&c)).unwrap_or_default();
+    let target_names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
+    for x in sections.iter_mut().filter(|x| !x.calls.rows.is_empty()) {
+        let refusals = x.calls.rows.iter().any(|r| r.refused.is_some());
+        if let Some(p) = planned.get(&x.method) {
+            super::calls::plan(&mut x.calls, &target_names, p, refusals);
+        }
+    }
     // One family over every section's comparisons.
     let mut all: Vec<Comparison> = sections.iter().flat_map(|x| x.comparisons.clone()).collect();
     compare::correct(&mut all, st.correction, st.alpha);

@@ -27,6 +27,9 @@ pub struct Section {
     pub chart_svg: String,
     /// Records per status (ok, refused, error, pending).
     pub statuses: BTreeMap<String, u64>,
+    /// Per model and language: answered, out of choice, refused, failed, of the planned calls
+    /// (`study::calls`); empty where the method has no such table (divergence).
+    pub calls: super::calls::Calls,
 }
 
 /// Why a method's section could not be built (the report lists the method as omitted, with
@@ -174,6 +177,10 @@ pub fn requirements(
         detectors,
         chart_svg: crate::requirements::chart::pass_rates(&summary.groups),
         statuses: statuses(records),
+        calls: super::calls::requirements(records, &summary.evaluations).finish(
+            order,
+            "The pass rates count the answered column (passed or failed by the oracle); refused, out-of-choice and failed calls are left out of them.",
+        ),
     })
 }
 
@@ -187,8 +194,12 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
     // example, so each sample is judged apart). An example's samples share its template group,
     // the unit every interval and paired bootstrap resamples, so repeated answers are never
     // taken as independent; models are paired sample by sample on the same example.
-    let (sample_of, judged): (Vec<u32>, Vec<metrics::Judged>) =
-        super::breakdown::judged(inputs, records).into_iter().unzip();
+    let placed = super::breakdown::judged_at(inputs, records);
+    let calls = super::calls::bbq(examples, records, &placed).finish(
+        order,
+        "Accuracy and diff-bias count the answered column (answers within the choices): accuracy · all over all of them, the ambiguous and disambiguated figures over theirs; out-of-choice and failed calls are left out.",
+    );
+    let (sample_of, judged): (Vec<u32>, Vec<metrics::Judged>) = placed.into_iter().map(|(_, k, j)| (k, j)).unzip();
     let samples = sample_of.iter().collect::<std::collections::BTreeSet<_>>().len();
     let settings = BootstrapSettings { replicates: s.replicates, confidence: s.confidence, seed: s.seed };
     let by_model = metrics::breakdown(examples, &judged, &["model".into()], &settings);
@@ -309,6 +320,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
         detectors: vec![],
         chart_svg: crate::bbq::chart::accuracy_vs_bias(&by_model, "Accuracy and diff-bias per model"),
         statuses: statuses(records),
+        calls,
     })
 }
 
@@ -401,6 +413,11 @@ pub fn crosslingual(
             "Refusal rate per language and model",
         ),
         statuses: statuses(records),
+        calls: super::calls::crosslingual(d.records.iter().zip(d.verdicts.iter().map(|v| v.get(settings.detector))))
+            .finish(
+                &models,
+                "The refusal rates count answered + refused (refused is the numerator), in the study's languages; out-of-choice (unreadable) and failed calls are left out.",
+            ),
     })
 }
 
@@ -536,6 +553,7 @@ pub fn divergence_of(
         detectors: vec![],
         chart_svg: super::chart::forest(&figures, "CD per aspect and model (negative: local; positive: Western)"),
         statuses: statuses(records),
+        calls: super::calls::Calls::default(),
     })
 }
 

@@ -21,6 +21,9 @@ the CORS preflight we want to test): a model starting with mock-401, mock-403, m
 (closes the connection without a response), mock-judge (a refusal judge: REFUSAL or ANSWER, see
 judge_word), mock-truncated (a body cut in half), mock-empty (empty
 text), mock-refusal (a refusal in the format's own way) or mock-filtered (a content filter).
+mock-offchoice answers about 15% of chat prompts with OFF_CHOICE, a word that names none of the
+choices, picked by a hash of the prompt alone (off_choice), so a test can count them; /__stats
+"offchoice" counts those answers per model.
 Where an API has no such thing the mock answers as that API would:
   refusal   OpenAI message.refusal; Anthropic stop_reason "refusal" with no content; Gemini a
             blocked prompt (promptFeedback.blockReason); Ollama (no refusal field) a refusal in words.
@@ -91,6 +94,7 @@ class Stats:
         self.cases = {}
         self.routes = {}
         self.faults = 0
+        self.offchoice = {}
         self.auth = {}
         self.preflights = 0
         # Where a round trip's time goes: in the mock (request line in -> response written) and
@@ -119,7 +123,7 @@ class Stats:
     def snapshot(self):
         with self.lock:
             return {"total": self.total, "faults": self.faults, "routes": dict(self.routes), "cases": dict(self.cases),
-                    "auth": dict(self.auth), "preflights": self.preflights,
+                    "auth": dict(self.auth), "preflights": self.preflights, "offchoice": dict(self.offchoice),
                     "server_ms_mean": 1000 * self.server_s / max(1, self.served),
                     "client_turnaround_ms_mean": 1000 * self.turnaround_s / max(1, self.turnarounds)}
 
@@ -245,6 +249,9 @@ class Handler(BaseHTTPRequestHandler):
                 with self.server.stats.lock:
                     self.server.stats.faults += 1
         answer = {"embed": embed_answer, "complete": completion_answer}.get(kind, chat_answer)(family, model, prompt, body, mode)
+        if kind == "chat" and model.startswith("mock-offchoice") and off_choice(prompt):
+            with self.server.stats.lock:
+                self.server.stats.offchoice[model] = self.server.stats.offchoice.get(model, 0) + 1
         if model.startswith("mock-echo-auth") and family == "openai" and kind == "chat":
             sent = self.headers.get("Authorization", "")
             answer["choices"][0]["message"]["content"] = "you sent: " + sent
@@ -358,9 +365,19 @@ def fill_in(model, prompt):
     return fillers[int(digest("fill", model, prompt)[:6], 16) % len(fillers)]
 
 
+OFF_CHOICE = "banana"
+
+
+def off_choice(prompt):
+    """Whether mock-offchoice answers this prompt out of choice: 15 in 100 by a hash of the prompt."""
+    return int(digest("offchoice", prompt)[:8], 16) % 100 < 15
+
+
 def chat_answer(family, model, prompt, body, mode):
     h = digest("answer", model, prompt)
     letter = judge_word(prompt) if model.startswith("mock-judge") else (fill_in(model, prompt) or LETTERS[int(h[:4], 16) % 3])
+    if model.startswith("mock-offchoice") and off_choice(prompt):
+        letter = OFF_CHOICE
     text = "" if mode in ("empty", "filtered") else letter
     tokens_in = max(1, len(prompt.split()))
     lp = -round((int(h[4:8], 16) % 1000) / 2000.0, 4)  # chosen-token logprob in (-0.5, 0]

@@ -5,6 +5,7 @@
 import { el, download, errorMessage, setSvg, showIn } from "../dom.js";
 import { METHODS } from "./study-setup.js";
 import { createItemTable } from "./study-items.js";
+import { callsTable } from "./study-calls.js";
 import { TOOL, openInTool } from "./study-tools.js";
 
 const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? "–" : Number(x).toFixed(digits));
@@ -169,6 +170,7 @@ function section(s) {
         el("td", { text: f.clustered ? `${interval(f.clustered.interval, show)}${f.clustered.verdict_disagrees ? " (verdict differs)" : ""}` : "–" }),
         el("td", { text: f.clustered?.design_effect != null ? num(f.clustered.design_effect, 2) : "–" }),
         el("td", { text: f.n })))))),
+    callsTable(s),
     s.notes?.length ? el("ul", { class: "report-notes" }, s.notes.map((n) => el("li", { text: n }))) : null,
     TOOL[s.method] ? el("p", { class: "help" }, "More on this method in its expert tool, with this study's records: ",
       el("a", { href: `#tools/${TOOL[s.method]}`, "data-tool-method": s.method, text: methodName(s.method) }), ".") : null);
