@@ -12,6 +12,11 @@ const ZERO: Pen = Pen { colour: "#888", width: 1.0, dash: Some("4 3") };
 const REGION: &str = "#e3f2fd";
 const COLOURS: [&str; 6] = ["#1565c0", "#c62828", "#2e7d32", "#ef8f00", "#6a1b9a", "#00838f"];
 
+/// A diff-bias tick: "+0.5", "-0.5", and "0.0" (not "+0.0") at zero.
+fn signed(b: f64) -> String {
+    if b.abs() < 1e-9 { "0.0".into() } else { format!("{b:+.1}") }
+}
+
 /// One panel: x = accuracy in [0, 1], y = diff-bias in [−1, 1].
 struct Panel {
     left: f64,
@@ -38,16 +43,16 @@ impl Panel {
         for step in 0..=4 {
             let v = f64::from(step) / 4.0;
             svg.line((self.x(v), self.top), (self.x(v), self.top + self.size), GRID);
-            svg.text(self.x(v), self.top + self.size + 14.0, &format!("{v:.2}"), 10.0, "middle", None);
+            svg.text(self.x(v), self.top + self.size + 16.0, &format!("{:.0}%", v * 100.0), 12.0, "middle", None);
             let b = -1.0 + 2.0 * v;
             svg.line((self.left, self.y(b)), (self.left + self.size, self.y(b)), GRID);
-            svg.text(self.left - 5.0, self.y(b) + 3.0, &format!("{b:+.1}"), 10.0, "end", None);
+            svg.text(self.left - 5.0, self.y(b) + 4.0, &signed(b), 12.0, "end", None);
         }
         svg.line((self.left, self.y(0.0)), (self.left + self.size, self.y(0.0)), ZERO);
         svg.line((self.left, self.top), (self.left, self.top + self.size), AXIS);
         svg.line((self.left, self.top + self.size), (self.left + self.size, self.top + self.size), AXIS);
-        svg.text(self.left + self.size / 2.0, self.top + self.size + 30.0, "accuracy", 11.0, "middle", None);
-        svg.text(self.left - 36.0, self.top + self.size / 2.0, "diff-bias", 11.0, "middle", Some(-90.0));
+        svg.text(self.left + self.size / 2.0, self.top + self.size + 34.0, "accuracy (%)", 12.0, "middle", None);
+        svg.text(self.left - 40.0, self.top + self.size / 2.0, "diff-bias (-1 to 1)", 12.0, "middle", Some(-90.0));
     }
 
     fn point(&self, svg: &mut Svg, acc: Estimate, bias: Estimate, colour: &str) {
@@ -70,7 +75,7 @@ impl Panel {
 pub fn accuracy_vs_bias(groups: &[Breakdown], title: &str) -> String {
     let size = 260.0;
     let legend_rows = groups.len().div_ceil(3) as f64;
-    let (width, height) = (2.0 * size + 170.0, size + 110.0 + 16.0 * legend_rows);
+    let (width, height) = (2.0 * size + 170.0, size + 114.0 + 18.0 * legend_rows);
     let mut svg = Svg::new(width, height, title);
     svg.text(width / 2.0, 18.0, title, 14.0, "middle", None);
     let amb = Panel { left: 64.0, top: 48.0, size };
@@ -84,9 +89,9 @@ pub fn accuracy_vs_bias(groups: &[Breakdown], title: &str) -> String {
         amb.point(&mut svg, g.acc_amb, g.diff_bias_amb, colour);
         dis.point(&mut svg, g.acc_dis, g.diff_bias_dis, colour);
         let (col, row) = ((i % 3) as f64, (i / 3) as f64);
-        let (x, y) = (64.0 + col * 200.0, size + 100.0 + row * 16.0);
+        let (x, y) = (64.0 + col * 200.0, size + 104.0 + row * 18.0);
         svg.circle(x, y - 4.0, 5.0, colour);
-        svg.text(x + 10.0, y, &g.label, 11.0, "start", None);
+        svg.label((x + 10.0, y), &g.label, 12.0, "start", None, 185.0);
     }
     svg.finish()
 }
@@ -104,10 +109,10 @@ pub fn bias_bars(groups: &[Breakdown], title: &str) -> String {
     for step in 0..=4 {
         let b = -1.0 + 0.5 * f64::from(step);
         svg.line((left, y(b)), (left + plot_w, y(b)), GRID);
-        svg.text(left - 5.0, y(b) + 3.0, &format!("{b:+.1}"), 10.0, "end", None);
+        svg.text(left - 5.0, y(b) + 4.0, &signed(b), 12.0, "end", None);
     }
     svg.line((left, y(0.0)), (left + plot_w, y(0.0)), AXIS);
-    svg.text(16.0, top + plot_h / 2.0, "diff-bias", 11.0, "middle", Some(-90.0));
+    svg.text(16.0, top + plot_h / 2.0, "diff-bias (-1 to 1)", 12.0, "middle", Some(-90.0));
     let slot = plot_w / n;
     for (i, g) in groups.iter().enumerate() {
         let centre = left + slot * (i as f64 + 0.5);
@@ -121,13 +126,13 @@ pub fn bias_bars(groups: &[Breakdown], title: &str) -> String {
                 svg.line((cx, y(lo)), (cx, y(hi)), WHISKER);
             }
         }
-        svg.text(centre, top + plot_h + 16.0, &g.label, 11.0, "middle", None);
+        svg.label((centre, top + plot_h + 16.0), &g.label, 12.0, "middle", None, slot - 4.0);
     }
     let ly = height - 24.0;
     for (k, (name, colour)) in [("ambiguous", COLOURS[0]), ("disambiguated", COLOURS[3])].iter().enumerate() {
         let x = left + k as f64 * 140.0;
         svg.rect(x, ly - 9.0, 10.0, 10.0, colour);
-        svg.text(x + 14.0, ly, name, 11.0, "start", None);
+        svg.text(x + 14.0, ly, name, 12.0, "start", None);
     }
     svg.finish()
 }

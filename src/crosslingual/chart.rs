@@ -1,8 +1,9 @@
-//! The refusal-rate chart: one bar per language with its Wilson interval, as SVG.
+//! The refusal-rate chart: one bar per language (or language and model) with its Wilson
+//! interval, as SVG.
 //! (The McNemar heatmaps are HTML tables in the page, so every cell is readable text.)
 
 use super::analysis::Rate;
-use crate::report::svg::{Pen, Svg};
+use crate::report::svg::{Pen, Svg, label_margin};
 
 const INK: &str = "#222";
 const BAR: &str = "#5c7fb8";
@@ -10,36 +11,62 @@ const GRID: Pen = Pen { colour: "#e0e0e0", width: 1.0, dash: None };
 const AXIS: Pen = Pen { colour: INK, width: 1.0, dash: None };
 const WHISKER: Pen = Pen { colour: INK, width: 1.5, dash: None };
 
+/// One bar per rate with its interval. Rates per model (the study's "per language and model")
+/// are labelled "language · model", coloured by model, with a legend naming each colour.
 pub fn refusal_rates(rates: &[Rate], title: &str) -> String {
-    let (left, top, row, width) = (70.0, 40.0, 28.0, 420.0);
-    let height = top + row * rates.len().max(1) as f64 + 50.0;
-    let mut svg = Svg::new(left + width + 90.0, height, title);
-    svg.text(left + width / 2.0, 20.0, title, 13.0, "middle", None);
-    let x = |v: f64| left + width * v.clamp(0.0, 1.0);
+    let mut models: Vec<&str> = vec![];
+    for m in rates.iter().filter_map(|r| r.model.as_deref()) {
+        if !models.contains(&m) {
+            models.push(m);
+        }
+    }
+    let labels: Vec<String> = rates
+        .iter()
+        .map(|r| match &r.model {
+            Some(m) => format!("{} · {m}", r.language),
+            None => r.language.clone(),
+        })
+        .collect();
+    let colour = |r: &Rate| match &r.model {
+        Some(m) => PALETTE[models.iter().position(|x| x == m).unwrap_or(0) % PALETTE.len()],
+        None => BAR,
+    };
+    let left = label_margin(labels.iter().map(String::as_str), 12.0, 70.0, 240.0);
+    let (top, row, width) = (40.0, 28.0, 420.0);
     let bottom = top + row * rates.len().max(1) as f64;
+    let legend_h = if models.is_empty() { 0.0 } else { 18.0 * models.len() as f64 + 10.0 };
+    let height = bottom + 50.0 + legend_h;
+    let mut svg = Svg::new(left + width + 110.0, height, title);
+    svg.text(left + width / 2.0, 20.0, title, 14.0, "middle", None);
+    let x = |v: f64| left + width * v.clamp(0.0, 1.0);
     for step in 0..=4 {
         let v = f64::from(step) / 4.0;
         svg.line((x(v), top), (x(v), bottom), GRID);
-        svg.text(x(v), bottom + 14.0, &format!("{:.0}%", v * 100.0), 10.0, "middle", None);
+        svg.text(x(v), bottom + 16.0, &format!("{:.0}%", v * 100.0), 12.0, "middle", None);
     }
     for (i, r) in rates.iter().enumerate() {
         let y = top + row * i as f64;
-        svg.text(left - 8.0, y + row / 2.0 + 4.0, &r.language, 12.0, "end", None);
+        svg.label((left - 8.0, y + row / 2.0 + 4.0), &labels[i], 12.0, "end", None, left - 12.0);
         let Some(p) = r.interval else {
-            svg.text(x(0.0) + 4.0, y + row / 2.0 + 4.0, "no data", 10.0, "start", None);
+            svg.text(x(0.0) + 4.0, y + row / 2.0 + 4.0, "no data", 12.0, "start", None);
             continue;
         };
-        svg.rect(x(0.0), y + 5.0, x(p.rate) - x(0.0), row - 10.0, BAR);
+        svg.rect(x(0.0), y + 5.0, x(p.rate) - x(0.0), row - 10.0, colour(r));
         let mid = y + row / 2.0;
         svg.line((x(p.low), mid), (x(p.high), mid), WHISKER);
         svg.line((x(p.low), mid - 5.0), (x(p.low), mid + 5.0), WHISKER);
         svg.line((x(p.high), mid - 5.0), (x(p.high), mid + 5.0), WHISKER);
         let label = format!("{:.1}% (n={})", p.rate * 100.0, p.n);
-        svg.text(x(p.high) + 6.0, mid + 4.0, &label, 10.0, "start", None);
+        svg.text(x(p.high) + 6.0, mid + 4.0, &label, 12.0, "start", None);
     }
     svg.line((left, top), (left, bottom), AXIS);
     svg.line((left, bottom), (left + width, bottom), AXIS);
-    svg.text(left + width / 2.0, bottom + 32.0, "refusal rate, with Wilson interval", 11.0, "middle", None);
+    svg.text(left + width / 2.0, bottom + 34.0, "refusal rate (%), with Wilson interval", 12.0, "middle", None);
+    for (k, m) in models.iter().enumerate() {
+        let ly = bottom + 60.0 + 18.0 * k as f64;
+        svg.rect(left, ly - 10.0, 12.0, 12.0, PALETTE[k % PALETTE.len()]);
+        svg.text(left + 18.0, ly, m, 12.0, "start", None);
+    }
     svg.finish()
 }
 
@@ -107,4 +134,30 @@ pub fn projection(p: &super::permanova::LanguageProjection, title: &str, axis: &
         svg.text(left + size + 32.0, ly, l, 12.0, "start", None);
     }
     svg.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(language: &str, model: Option<&str>, refused: u64) -> Rate {
+        let interval = crate::stats::proportion::wilson(refused, 20, 0.95);
+        Rate { language: language.into(), topic: None, model: model.map(String::from), refused, n: 20, interval }
+    }
+
+    #[test]
+    fn rates_per_model_are_labelled_and_coloured_with_a_legend() {
+        let rates =
+            [rate("en", Some("sim:fair"), 2), rate("en", Some("sim:skewed"), 9), rate("es", Some("sim:fair"), 3)];
+        let svg = refusal_rates(&rates, "t");
+        assert!(svg.contains(">en · sim:fair</text>") && svg.contains(">en · sim:skewed</text>"), "{svg}");
+        assert!(svg.contains(">es · sim:fair</text>"));
+        // Each model's bars in its colour, and a legend swatch of that colour beside its name.
+        let bars = |c: &str| svg.matches(&format!("fill=\"{c}\"")).count();
+        assert_eq!((bars(PALETTE[0]), bars(PALETTE[1])), (3, 2), "two bars and a swatch, one bar and a swatch");
+        assert!(svg.contains(">sim:fair</text>") && svg.contains(">sim:skewed</text>"));
+        // Without models: one colour, language labels, no legend.
+        let plain = refusal_rates(&[rate("en", None, 2)], "t");
+        assert!(plain.contains(">en</text>") && plain.contains(BAR));
+    }
 }

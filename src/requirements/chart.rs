@@ -25,26 +25,26 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
             format!("{model} {concern} {language} {input_type}/{reflection_type} (n={n})")
         })
         .collect();
-    let left = label_margin(labels.iter().map(String::as_str), 11.0, 160.0, MAX_LABEL);
-    let (top, width, row_h) = (40.0, 360.0, 18.0);
+    let left = label_margin(labels.iter().map(String::as_str), 12.0, 160.0, MAX_LABEL);
+    let (top, width, row_h) = (40.0, 300.0, 20.0);
     let rows = groups.len().max(1) as f64;
     let bottom = top + row_h * rows;
     let legend = "green: the interval clears the tolerance; red: below it; amber: it straddles it";
-    let chart_w = (left + width + 30.0).max(text_width(legend, 11.0) + 20.0);
+    let chart_w = (left + width + 30.0).max(text_width(legend, 12.0) + 20.0);
     let mut svg = Svg::new(chart_w, bottom + 48.0, "Pass rate per group with its interval and tolerance");
     svg.text(10.0, 20.0, "Pass rate per group (dot, interval) against its tolerance (dashed)", 13.0, "start", None);
     let x = |v: f64| left + width * v.clamp(0.0, 1.0);
     for step in 0..=5 {
         let v = f64::from(step) * 0.2;
         svg.line((x(v), top - 6.0), (x(v), bottom), GRID);
-        svg.text(x(v), bottom + 16.0, &format!("{:.0}%", v * 100.0), 11.0, "middle", None);
+        svg.text(x(v), bottom + 16.0, &format!("{:.0}%", v * 100.0), 12.0, "middle", None);
     }
     if groups.is_empty() {
         svg.text(left, top + 12.0, "no group with a passed or failed answer", 12.0, "start", None);
     }
     for (i, g) in groups.iter().enumerate() {
         let y = top + row_h * i as f64 + row_h / 2.0;
-        svg.label((left - 8.0, y + 4.0), &labels[i], 11.0, "end", None, left - 16.0);
+        svg.label((left - 8.0, y + 4.0), &labels[i], 12.0, "end", None, left - 16.0);
         svg.line((x(g.tolerance), y - 7.0), (x(g.tolerance), y + 7.0), TOLERANCE);
         let Some(p) = &g.pass_rate else { continue };
         svg.line((x(p.low), y), (x(p.high), y), WHISKER);
@@ -57,7 +57,7 @@ pub fn pass_rates(groups: &[GroupStats]) -> String {
         svg.circle(x(p.rate), y, 4.5, colour);
     }
     svg.line((left, bottom), (left + width, bottom), INK);
-    svg.text(10.0, bottom + 36.0, legend, 11.0, "start", None);
+    svg.text(10.0, bottom + 36.0, legend, 12.0, "start", None);
     svg.finish()
 }
 

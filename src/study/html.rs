@@ -5,6 +5,7 @@
 
 use super::compare::{Comparison, Figure};
 use super::report::Report;
+use super::units::{self, Kind};
 use crate::report::svg::escape;
 use std::fmt::Write;
 
@@ -22,36 +23,30 @@ h3{font-size:1.05rem;margin-top:1.4rem}
 .wrap{overflow-x:auto;max-width:100%}table{border-collapse:collapse;width:100%;font-size:.85rem;margin:.6rem 0}th,td{border:1px solid #d0d0d0;padding:.25rem .4rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .yes{font-weight:600;color:#b71c1c}.warn{color:#8a4b00}
-figure{margin:.8rem 0}figure svg{max-width:100%;height:auto}
+figure{margin:.8rem 0}figure svg{display:block;width:100%;max-width:48rem;height:auto}
+p.units{margin-top:-.3rem}
 .question{font-size:1.1rem;font-style:italic}
 ol.refs li{margin-bottom:.3rem}
-@media print{body{max-width:none;margin:0;font-size:10pt}.wrap{overflow:visible}h2{break-after:avoid}table,figure{break-inside:avoid}a{color:inherit;text-decoration:none}}
+@page{size:A4;margin:15mm}
+@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}.wrap{overflow:visible}h2,h3,h4{break-after:avoid}
+figure{break-inside:avoid}figure svg{max-width:none}thead{display:table-header-group}tr{break-inside:avoid}
+table{font-size:8pt}th,td{padding:.1rem .2rem}th{overflow-wrap:anywhere}td.num{white-space:normal}
+a{color:inherit;text-decoration:none}}
 ";
-
-fn num(x: f64) -> String {
-    if x.is_finite() { format!("{x:.3}") } else { "–".into() }
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or_else(|| "–".into(), num)
-}
 
 fn p(x: f64) -> String {
     if x < 0.0001 { "&lt; 0.0001".into() } else { format!("{x:.4}") }
-}
-
-fn interval(i: Option<crate::stats::interval::Interval>) -> String {
-    i.map_or_else(|| "–".into(), |i| format!("[{}, {}]", num(i.low), num(i.high)))
 }
 
 fn figures_table(out: &mut String, figures: &[Figure]) {
     // Wide tables scroll inside their box on a narrow screen instead of being cut off.
     out.push_str("<div class=\"wrap\"><table><thead><tr><th>Figure</th><th>Model</th><th>Value</th><th>n</th><th>Interval</th><th>Interval method</th><th>Cluster-robust interval</th><th>Design effect (clusters)</th><th>Verdicts disagree</th></tr></thead><tbody>\n");
     for f in figures {
+        let kind = Kind::of(&f.figure);
         let (robust, deff, disagree) = match &f.clustered {
             Some(c) => (
-                interval(Some(c.interval)),
-                format!("{} ({})", opt(c.design_effect), c.clusters),
+                units::interval(kind, Some(c.interval)),
+                format!("{} ({})", c.design_effect.map_or_else(|| "–".into(), units::ratio), c.clusters),
                 if c.verdict_disagrees { "<span class=\"yes\">yes</span>".to_string() } else { "no".into() },
             ),
             None => ("–".into(), "–".into(), "–".into()),
@@ -61,9 +56,9 @@ fn figures_table(out: &mut String, figures: &[Figure]) {
             "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             escape(&f.figure),
             escape(&f.model),
-            opt(f.value),
+            f.value.map_or_else(|| "–".into(), |v| units::value(kind, v)),
             f.n,
-            interval(f.interval),
+            units::interval(kind, f.interval),
             escape(&f.interval_method),
             robust,
             deff,
@@ -71,6 +66,15 @@ fn figures_table(out: &mut String, figures: &[Figure]) {
         );
     }
     out.push_str("</tbody></table></div>\n");
+    units_note(out, figures.iter().map(|f| f.figure.as_str()));
+}
+
+/// The scale of each kind of figure in the table above (rates in percent, ...).
+fn units_note<'a>(out: &mut String, figures: impl IntoIterator<Item = &'a str>) {
+    let note = units::note(figures);
+    if !note.is_empty() {
+        let _ = writeln!(out, "<p class=\"meta units\">{}</p>", escape(&note));
+    }
 }
 
 fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
@@ -80,8 +84,9 @@ fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
     }
     out.push_str("<div class=\"wrap\"><table><thead><tr><th>Figure</th><th>A</th><th>B</th><th>A</th><th>B</th><th>A − B</th><th>Interval / discordant</th><th>n</th><th>Test</th><th>p</th><th>p adjusted</th><th>Differs</th><th>Detectable at 80 % power</th></tr></thead><tbody>\n");
     for c in comparisons {
+        let kind = Kind::of(&c.figure);
         let spread = match (c.interval, c.discordant) {
-            (Some(i), _) => interval(Some(i)),
+            (Some(i), _) => units::difference_interval(kind, Some(i)),
             (None, Some((a, b))) => format!("{a} / {b}"),
             _ => "–".into(),
         };
@@ -91,16 +96,16 @@ fn comparisons_table(out: &mut String, comparisons: &[Comparison]) {
             escape(&c.figure),
             escape(&c.model_a),
             escape(&c.model_b),
-            num(c.value_a),
-            num(c.value_b),
-            num(c.difference),
+            units::value(kind, c.value_a),
+            units::value(kind, c.value_b),
+            units::difference(kind, c.difference),
             spread,
             super::compare::n_text(c),
             escape(&c.test),
             p(c.p_value),
             p(c.p_adjusted),
             if c.significant { "<span class=\"yes\">yes</span>" } else { "no" },
-            opt(c.detectable)
+            c.detectable.map_or_else(|| "–".into(), |d| units::difference(kind, d))
         );
     }
     out.push_str("</tbody></table></div>\n");

@@ -218,7 +218,7 @@ fn divergence_reads(inputs: &Inputs, records: &[Record]) -> Reads {
     else {
         return out;
     };
-    let share = |x: f64| format!("{:.0}%", x * 100.0);
+    let share = |x: f64| super::units::value(super::units::Kind::Rate, x);
     for m in &analysis.models {
         for a in &m.aspects {
             for c in &a.contexts {

@@ -80,11 +80,11 @@ pub fn render(out: &mut String, ch: &Changes) {
             let share = if g.items == 0 { 0.0 } else { g.disagree as f64 / g.items as f64 };
             let _ = writeln!(
                 out,
-                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}%</td></tr>",
+                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 escape(&g.category),
                 g.items,
                 g.disagree,
-                share * 100.0
+                super::units::value(super::units::Kind::Rate, share)
             );
         }
         out.push_str("</tbody></table>\n");

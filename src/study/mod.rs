@@ -16,7 +16,8 @@
 //! - [`session`]: one open study (the page's and the CLI's); [`targets`]: which target a
 //!   record belongs to, and each target's name in the report (unique); [`spec_check`]: a
 //!   run spec given for a study checked against it before the first call;
-//! - [`example`]: the finished example study the home screen opens.
+//! - [`example`]: the finished example study the home screen opens;
+//! - [`units`]: how the report writes each kind of figure (percent, pp, plain numbers).
 
 pub mod breakdown;
 pub mod breakdown_crosslingual;
@@ -47,6 +48,7 @@ pub mod targets;
 pub mod tool_files;
 pub mod trust;
 pub mod trust_html;
+pub mod units;
 
 pub use format::Study;
 pub use session::Session;

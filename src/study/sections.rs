@@ -551,7 +551,11 @@ pub fn divergence_of(
             .map(|k| format!("Aspect {} left out: {}.", k.aspect, k.reason))
             .collect(),
         detectors: vec![],
-        chart_svg: super::chart::forest(&figures, "CD per aspect and model (negative: local; positive: Western)"),
+        chart_svg: super::chart::forest(
+            &figures,
+            "CD per aspect and model (negative: local; positive: Western)",
+            &format!("CD in {unit} (negative: closer to the local reference; positive: closer to the Western)"),
+        ),
         statuses: statuses(records),
         calls: super::calls::Calls::default(),
     })

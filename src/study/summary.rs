@@ -36,10 +36,6 @@ pub struct Summary {
     pub undecided: Vec<String>,
 }
 
-fn num(x: f64) -> String {
-    if x.is_finite() { format!("{x:.3}") } else { "–".into() }
-}
-
 fn p(x: f64) -> String {
     if x < 0.0001 { "< 0.0001".into() } else { format!("= {x:.4}") }
 }
@@ -60,18 +56,20 @@ fn more_biased(c: &Comparison) -> Option<&str> {
 }
 
 fn evidence(c: &Comparison) -> String {
+    use super::units::{self, Kind};
+    let kind = Kind::of(&c.figure);
     let spread = match (c.interval, c.discordant) {
-        (Some(i), _) => format!(", interval [{}, {}]", num(i.low), num(i.high)),
+        (Some(i), _) => format!(", interval {}", units::difference_interval(kind, Some(i))),
         (None, Some((x, y))) => format!(", discordant items {x} / {y}"),
         _ => String::new(),
     };
     format!(
         "{} {} vs {} {}; difference {}{spread}; {}, n = {}, adjusted p {}",
         c.model_a,
-        num(c.value_a),
+        units::value(kind, c.value_a),
         c.model_b,
-        num(c.value_b),
-        num(c.difference),
+        units::value(kind, c.value_b),
+        units::difference(kind, c.difference),
         c.test,
         super::compare::n_text(c),
         p(c.p_adjusted)

@@ -7,11 +7,8 @@ import { METHODS } from "./study-setup.js";
 import { createItemTable } from "./study-items.js";
 import { callsTable } from "./study-calls.js";
 import { TOOL, openInTool } from "./study-tools.js";
+import { difference, differenceInterval, interval, pValue, ratio, unitsNote, value } from "./figure-units.js";
 
-const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? "–" : Number(x).toFixed(digits));
-const pct = (x) => (x == null || !Number.isFinite(x) ? "–" : `${(x * 100).toFixed(1)}%`);
-const interval = (i, f = pct) => (i ? `${f(i.low)} to ${f(i.high)}` : "–");
-const pValue = (p) => (p != null && p < 0.0001 ? "< 0.0001" : num(p, 4));
 // A comparison's n: the resampled clusters, with the paired items beside them (as the core's n_text).
 const nText = (c) => (c.items != null ? `${c.n} clusters (${c.items} items)` : String(c.n));
 const methodName = (id) => METHODS.find((m) => m.id === id)?.name ?? id;
@@ -154,8 +151,6 @@ function section(s) {
   const chart = el("img", { class: "chart report-chart" });
   if (s.chart_svg) setSvg(chart, s.chart_svg, `${s.title}: the main chart`);
   else chart.hidden = true;
-  // A rate (successes among n) reads as a percentage; other figures (diff-bias, CD) as numbers.
-  const showOf = (f) => (f.successes != null ? pct : (x) => num(x));
   return el("section", { id, class: "report-section", "aria-labelledby": `${id}-title` },
     el("h3", { id: `${id}-title`, text: s.title ?? methodName(s.method) }),
     el("p", { text: s.summary }),
@@ -164,12 +159,13 @@ function section(s) {
       el("caption", { text: `${s.title}: each model's figures` }),
       el("thead", {}, el("tr", {}, ["Figure", "Model", "Value", "Interval", "Cluster-robust interval", "Design effect", "n"]
         .map((h) => el("th", { scope: "col", text: h })))),
-      el("tbody", {}, s.figures.map((f) => [f, showOf(f)]).map(([f, show]) => el("tr", { class: f.clustered?.verdict_disagrees ? "disagrees" : null },
-        el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: show(f.value) }),
-        el("td", { text: `${interval(f.interval, show)} (${f.interval_method})` }),
-        el("td", { text: f.clustered ? `${interval(f.clustered.interval, show)}${f.clustered.verdict_disagrees ? " (verdict differs)" : ""}` : "–" }),
-        el("td", { text: f.clustered?.design_effect != null ? num(f.clustered.design_effect, 2) : "–" }),
+      el("tbody", {}, s.figures.map((f) => el("tr", { class: f.clustered?.verdict_disagrees ? "disagrees" : null },
+        el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: value(f.figure, f.value) }),
+        el("td", { text: `${interval(f.figure, f.interval)} (${f.interval_method})` }),
+        el("td", { text: f.clustered ? `${interval(f.figure, f.clustered.interval)}${f.clustered.verdict_disagrees ? " (verdict differs)" : ""}` : "–" }),
+        el("td", { text: f.clustered?.design_effect != null ? ratio(f.clustered.design_effect) : "–" }),
         el("td", { text: f.n })))))),
+    note(s.figures.map((f) => f.figure)),
     callsTable(s),
     s.notes?.length ? el("ul", { class: "report-notes" }, s.notes.map((n) => el("li", { text: n }))) : null,
     TOOL[s.method] ? el("p", { class: "help" }, "More on this method in its expert tool, with this study's records: ",
@@ -191,11 +187,12 @@ function paired(r, sections) {
         .map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, rows.map((c) => el("tr", { class: c.significant ? "sig" : null },
         el("td", { text: methodName(c.method) }), el("td", { text: c.figure }), el("td", { text: `${c.model_a} − ${c.model_b}` }),
-        el("td", { text: `${num(c.difference)}${c.interval ? ` (${interval(c.interval, (x) => num(x))})` : ""}` }),
+        el("td", { text: `${difference(c.figure, c.difference)}${c.interval ? ` ${differenceInterval(c.figure, c.interval)}` : ""}` }),
         el("td", { text: c.test + (c.discordant ? ` (discordant ${c.discordant[0]} / ${c.discordant[1]})` : "") }),
         el("td", { text: nText(c) }), el("td", { text: pValue(c.p_value) }), el("td", { text: pValue(c.p_adjusted) }),
-        el("td", { text: c.significant ? "yes" : "no" }), el("td", { text: c.detectable != null ? num(c.detectable) : "–" }))))))
-      : el("p", { text: "No pair of models shares items to compare." }));
+        el("td", { text: c.significant ? "yes" : "no" }), el("td", { text: c.detectable != null ? difference(c.figure, c.detectable) : "–" }))))))
+      : el("p", { text: "No pair of models shares items to compare." }),
+    note(rows.map((c) => c.figure)));
 }
 
 function prose(title, id, text) {
@@ -223,10 +220,17 @@ function breakdowns(r) {
       el("caption", { text: `${methodName(b.method)} by ${b.by}${b.paired_replicates ? ` (paired bootstraps: ${b.paired_replicates} replicates)` : ""}` }),
       el("thead", {}, el("tr", {}, ["Figure", "Model(s)", "Value or difference", "Interval", "n", "p adjusted", "Significant"].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {},
-        b.figures.map((f) => el("tr", {}, el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: num(f.value) }),
-          el("td", { text: interval(f.interval, (x) => num(x)) }), el("td", { text: f.n }), el("td", { text: "" }), el("td", { text: "" }))),
+        b.figures.map((f) => el("tr", {}, el("td", { text: f.figure }), el("td", { text: f.model }), el("td", { text: value(f.figure, f.value) }),
+          el("td", { text: interval(f.figure, f.interval) }), el("td", { text: f.n }), el("td", { text: "" }), el("td", { text: "" }))),
         b.comparisons.map((c) => el("tr", { class: c.significant ? "sig" : null }, el("td", { text: c.figure }),
-          el("td", { text: `${c.model_a} − ${c.model_b}` }), el("td", { text: num(c.difference) }),
-          el("td", { text: interval(c.interval, (x) => num(x)) }), el("td", { text: nText(c) }), el("td", { text: pValue(c.p_adjusted) }),
-          el("td", { text: c.significant ? "yes" : "no" }))))))));
+          el("td", { text: `${c.model_a} − ${c.model_b}` }), el("td", { text: difference(c.figure, c.difference) }),
+          el("td", { text: differenceInterval(c.figure, c.interval) }), el("td", { text: nText(c) }), el("td", { text: pValue(c.p_adjusted) }),
+          el("td", { text: c.significant ? "yes" : "no" }))))))),
+    note(r.breakdowns.flatMap((b) => b.figures.map((f) => f.figure))));
+}
+
+/** The scale of each kind of figure in the table above it (rates in percent, ...). */
+function note(figures) {
+  const text = unitsNote(figures);
+  return text ? el("p", { class: "help units-note", text }) : null;
 }
