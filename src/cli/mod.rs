@@ -15,6 +15,7 @@ mod bbq;
 mod crosslingual;
 mod datasets;
 mod divergence;
+mod embed;
 mod import;
 mod lock;
 mod records;
@@ -89,6 +90,11 @@ enum Command {
     /// a cache with their sha256 checked, verify a folder. Method commands take
     /// `catalogue:NAME[/FILE]` wherever they take a data file.
     Datasets(datasets::Args),
+    /// Sentence vectors from a local model folder (offline), written as `evenhand run --embed`
+    /// writes them, for `crosslingual --embeddings` and `permanova`.
+    Embed(Box<embed::Args>),
+    /// The local model catalogue (embedding and NLI models, their files and sha256 pins) as JSON.
+    Models,
     /// The command reference (docs/cli.md) as Markdown, from these definitions.
     #[command(hide = true)]
     HelpMarkdown,
@@ -229,6 +235,8 @@ pub fn main() -> ExitCode {
         Command::Batch(a) => batch::run(*a),
         Command::Study(a) => study::run(*a),
         Command::Datasets(a) => datasets::run(a),
+        Command::Embed(a) => embed::run(*a),
+        Command::Models => embed::list(),
         Command::HelpMarkdown => print(&reference::markdown(Cli::command())).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -1,0 +1,207 @@
+//! A BERT encoder (Devlin et al. 2019) on candle-core/candle-nn, written here rather than taken
+//! from candle-transformers (whose build adds minutes). It follows the Hugging Face
+//! `BertModel` weight layout (with or without a `bert.` prefix) and config.json, so the
+//! sentence-transformers checkpoints load as published. Post-layer-norm, as in the original:
+//!
+//! h0 = LN(word[id] + position[i] + token_type[t]); per layer:
+//! a = LN(h + W_o · softmax(QKᵀ/√d + mask) V); h = LN(a + W_2 · gelu(W_1 · a)).
+
+use crate::error::ModelError;
+use candle_core::{D, DType, Device, Module, Tensor};
+use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+
+/// The config.json fields the forward pass uses (others are ignored).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+pub struct Config {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+    pub max_position_embeddings: usize,
+    #[serde(default = "default_type_vocab")]
+    pub type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f64,
+    #[serde(default)]
+    pub pad_token_id: u32,
+}
+
+fn default_act() -> String {
+    "gelu".into()
+}
+fn default_type_vocab() -> usize {
+    2
+}
+fn default_eps() -> f64 {
+    1e-12
+}
+
+impl Config {
+    /// Parses config.json and checks what the forward pass relies on.
+    pub fn from_json(file: &str, bytes: &[u8]) -> Result<Config, ModelError> {
+        let bad = |message: String| ModelError::Config { file: file.into(), message };
+        let c: Config = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+        if c.num_attention_heads == 0 || !c.hidden_size.is_multiple_of(c.num_attention_heads) {
+            return Err(bad(format!(
+                "hidden_size {} is not a multiple of num_attention_heads {}",
+                c.hidden_size, c.num_attention_heads
+            )));
+        }
+        Activation::of(&c.hidden_act).map_err(bad)?;
+        Ok(c)
+    }
+}
+
+/// The feed-forward nonlinearity config.json names.
+#[derive(Debug, Clone, Copy)]
+enum Activation {
+    /// "gelu": the exact x·Φ(x), as Hugging Face's BERT uses.
+    GeluErf,
+    /// "gelu_new" / "gelu_pytorch_tanh": the tanh approximation.
+    GeluTanh,
+    Relu,
+}
+
+impl Activation {
+    fn of(name: &str) -> Result<Activation, String> {
+        match name {
+            "gelu" => Ok(Activation::GeluErf),
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Activation::GeluTanh),
+            "relu" => Ok(Activation::Relu),
+            other => Err(format!("hidden_act {other:?} is not one of gelu, gelu_new, gelu_pytorch_tanh, relu")),
+        }
+    }
+
+    fn apply(self, x: &Tensor) -> candle_core::Result<Tensor> {
+        match self {
+            Activation::GeluErf => x.gelu_erf(),
+            Activation::GeluTanh => x.gelu(),
+            Activation::Relu => x.relu(),
+        }
+    }
+}
+
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attention_out: Linear,
+    attention_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    output_norm: LayerNorm,
+}
+
+/// The encoder with its weights loaded.
+pub struct Bert {
+    pub config: Config,
+    word: Embedding,
+    position: Embedding,
+    token_type: Embedding,
+    embeddings_norm: LayerNorm,
+    layers: Vec<Layer>,
+    activation: Activation,
+    device: Device,
+}
+
+/// Older checkpoints name layer norm parameters gamma/beta; candle's loader wants weight/bias.
+fn layer_norm(size: usize, eps: f64, vb: VarBuilder) -> candle_core::Result<LayerNorm> {
+    if vb.contains_tensor("weight") {
+        candle_nn::layer_norm(size, eps, vb)
+    } else {
+        Ok(LayerNorm::new(vb.get(size, "gamma")?, vb.get(size, "beta")?, eps))
+    }
+}
+
+impl Bert {
+    /// Loads the weights from safetensors bytes (`file` names them in errors).
+    pub fn load(config: Config, file: &str, safetensors: Vec<u8>) -> Result<Bert, ModelError> {
+        let device = Device::Cpu;
+        let vb = VarBuilder::from_buffered_safetensors(safetensors, DType::F32, &device)
+            .map_err(|e| ModelError::weights(file, e))?;
+        // sentence-transformers saves the bare encoder; BertFor* checkpoints prefix it.
+        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") { vb.pp("bert") } else { vb };
+        Bert::from_var_builder(config, vb, device).map_err(|e| ModelError::weights(file, e))
+    }
+
+    fn from_var_builder(config: Config, vb: VarBuilder, device: Device) -> candle_core::Result<Bert> {
+        let (h, eps) = (config.hidden_size, config.layer_norm_eps);
+        let e = vb.pp("embeddings");
+        let word = candle_nn::embedding(config.vocab_size, h, e.pp("word_embeddings"))?;
+        let position = candle_nn::embedding(config.max_position_embeddings, h, e.pp("position_embeddings"))?;
+        let token_type = candle_nn::embedding(config.type_vocab_size, h, e.pp("token_type_embeddings"))?;
+        let embeddings_norm = layer_norm(h, eps, e.pp("LayerNorm"))?;
+        let mut layers = vec![];
+        for i in 0..config.num_hidden_layers {
+            let l = vb.pp(format!("encoder.layer.{i}"));
+            let a = l.pp("attention");
+            layers.push(Layer {
+                query: candle_nn::linear(h, h, a.pp("self.query"))?,
+                key: candle_nn::linear(h, h, a.pp("self.key"))?,
+                value: candle_nn::linear(h, h, a.pp("self.value"))?,
+                attention_out: candle_nn::linear(h, h, a.pp("output.dense"))?,
+                attention_norm: layer_norm(h, eps, a.pp("output.LayerNorm"))?,
+                intermediate: candle_nn::linear(h, config.intermediate_size, l.pp("intermediate.dense"))?,
+                output: candle_nn::linear(config.intermediate_size, h, l.pp("output.dense"))?,
+                output_norm: layer_norm(h, eps, l.pp("output.LayerNorm"))?,
+            });
+        }
+        let activation = Activation::of(&config.hidden_act).map_err(candle_core::Error::msg)?;
+        Ok(Bert { config, word, position, token_type, embeddings_norm, layers, activation, device })
+    }
+
+    /// The last hidden states, (batch, tokens, hidden), for equally long rows of token ids,
+    /// token type ids and an attention mask (1 = token, 0 = padding).
+    pub fn forward(&self, ids: &[Vec<u32>], type_ids: &[Vec<u32>], mask: &[Vec<u32>]) -> candle_core::Result<Tensor> {
+        let (b, t) = (ids.len(), ids.first().map_or(0, Vec::len));
+        if t > self.config.max_position_embeddings {
+            candle_core::bail!("{t} tokens, more than max_position_embeddings {}", self.config.max_position_embeddings);
+        }
+        let rows = |v: &[Vec<u32>]| Tensor::from_vec(v.concat(), (b, t), &self.device);
+        let (ids, type_ids) = (rows(ids)?, rows(type_ids)?);
+        let positions = Tensor::arange(0u32, t as u32, &self.device)?.unsqueeze(0)?;
+        let x = self.word.forward(&ids)?.broadcast_add(&self.position.forward(&positions)?)?;
+        let mut h = self.embeddings_norm.forward(&(x + self.token_type.forward(&type_ids)?)?)?;
+        // Padding gets a large negative score before the softmax, so its weight is exactly 0.
+        let mask = rows(mask)?.to_dtype(DType::F32)?;
+        let bias = ((mask - 1.0)? * 1e9)?.reshape((b, 1, 1, t))?;
+        for layer in &self.layers {
+            h = self.layer(layer, &h, &bias)?;
+        }
+        Ok(h)
+    }
+
+    fn layer(&self, l: &Layer, h: &Tensor, bias: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t, hidden) = h.dims3()?;
+        let heads = self.config.num_attention_heads;
+        let d = hidden / heads;
+        let split = |x: Tensor| x.reshape((b, t, heads, d))?.transpose(1, 2)?.contiguous();
+        let q = split(l.query.forward(h)?)?;
+        let k = split(l.key.forward(h)?)?;
+        let v = split(l.value.forward(h)?)?;
+        let scores = (q.matmul(&k.t()?.contiguous()?)? / (d as f64).sqrt())?.broadcast_add(bias)?;
+        let weights = candle_nn::ops::softmax_last_dim(&scores)?;
+        let context = weights.matmul(&v)?.transpose(1, 2)?.contiguous()?.reshape((b, t, hidden))?;
+        let a = l.attention_norm.forward(&(l.attention_out.forward(&context)? + h)?)?;
+        let f = l.output.forward(&self.activation.apply(&l.intermediate.forward(&a)?)?)?;
+        l.output_norm.forward(&(f + a)?)
+    }
+}
+
+/// Mean of the hidden states over the unmasked tokens, (batch, hidden); each row optionally
+/// scaled to unit length (sentence-transformers' Pooling then Normalize).
+pub fn mean_pool(hidden: &Tensor, mask: &[Vec<u32>], normalise: bool) -> candle_core::Result<Vec<Vec<f32>>> {
+    let (b, t, _) = hidden.dims3()?;
+    let m = Tensor::from_vec(mask.concat(), (b, t), hidden.device())?.to_dtype(DType::F32)?.unsqueeze(2)?;
+    let sum = hidden.broadcast_mul(&m)?.sum(1)?;
+    let count = m.sum(1)?.clamp(1e-9, f64::MAX)?;
+    let mut pooled = sum.broadcast_div(&count)?;
+    if normalise {
+        let norm = pooled.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+        pooled = pooled.broadcast_div(&norm)?;
+    }
+    pooled.to_vec2()
+}

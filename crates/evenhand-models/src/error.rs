@@ -1,0 +1,29 @@
+//! The one error type of the crate: every variant names the file it is about.
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The bytes are not the ones the catalogue (or the user's pin) names: nothing is parsed.
+    #[error("{file}: sha256 {found} does not match the pinned {expected}; the file was not used")]
+    HashMismatch { file: String, expected: String, found: String },
+    #[error("{file}: cannot read: {message}")]
+    Read { file: String, message: String },
+    #[error("{file}: expected a BERT config.json: {message}")]
+    Config { file: String, message: String },
+    #[error("{file}: cannot load the tokenizer: {message}")]
+    Tokenizer { file: String, message: String },
+    #[error("{file}: weights: {message}")]
+    Weights { file: String, message: String },
+    /// A failure inside the forward pass (shapes, a token id outside the vocabulary, ...).
+    #[error("{context}: {message}")]
+    Compute { context: String, message: String },
+}
+
+impl ModelError {
+    pub(crate) fn weights(file: &str, e: impl std::fmt::Display) -> ModelError {
+        ModelError::Weights { file: file.into(), message: e.to_string() }
+    }
+
+    pub(crate) fn compute(context: &str, e: impl std::fmt::Display) -> ModelError {
+        ModelError::Compute { context: context.into(), message: e.to_string() }
+    }
+}

