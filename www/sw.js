@@ -69,6 +69,8 @@ const SHELL = [
   "./views/run.js",
   "./views/share.js",
   "./views/study-items.js",
+  "./views/study-calls.js",
+  "./views/figure-units.js",
   "./views/study-report.js",
   "./views/study-run.js",
   "./views/study-setup.js",
