@@ -128,44 +128,23 @@ fn init_writes_the_question_files_given_and_plan_reads_them() {
     let out = dir.join("study.json");
     let o = out.to_str().unwrap();
     let q = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    // `study init --out study.json --questions A --questions B`: (exit code, stderr).
+    let init = |a: &str, b: &str| {
+        let (code, _, stderr) =
+            cli::evenhand(&["study", "init", "--out", o, "--questions", &q(a), "--questions", &q(b)]);
+        (code, stderr)
+    };
 
     // The same file twice, by path or by content: refused naming it, nothing written.
-    let (code, _, stderr) = cli::evenhand(&[
-        "study",
-        "init",
-        "--out",
-        o,
-        "--questions",
-        &q("Torture.json"),
-        "--questions",
-        &q("Torture.json"),
-    ]);
+    let (code, stderr) = init("Torture.json", "Torture.json");
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--questions Torture.json is given twice"), "{stderr}");
-    let (code, _, stderr) = cli::evenhand(&[
-        "study",
-        "init",
-        "--out",
-        o,
-        "--questions",
-        &q("Torture.json"),
-        "--questions",
-        &q("Copy.json"),
-    ]);
+    let (code, stderr) = init("Torture.json", "Copy.json");
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("Copy.json has the same bytes (sha256) as Torture.json"), "{stderr}");
     assert!(!out.exists());
 
-    let (code, _, stderr) = cli::evenhand(&[
-        "study",
-        "init",
-        "--out",
-        o,
-        "--questions",
-        &q("Torture.json"),
-        "--questions",
-        &q("msqad/Drugs.json"),
-    ]);
+    let (code, stderr) = init("Torture.json", "msqad/Drugs.json");
     assert_eq!(code, 0, "{stderr}");
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(
