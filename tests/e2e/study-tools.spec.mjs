@@ -27,6 +27,9 @@ test("25t1. the report's Requirements link opens the tool with the study's recor
   // The tool holds something else first: a records file of another study's model.
   await open(page, "./#tools/requirements");
   await tab(page, "Requirements");
+  // The tab listens for files once its worker calls have set it up (a file picked earlier would
+  // go unheard).
+  await expect(page.locator("#panel-requirements")).toHaveAttribute("data-ready", "1", { timeout: 30_000 });
   const other = { format_version: 1, record_id: "x1", method: "requirements", case_id: "c1", provider: "test", model: "not-the-study",
     concern: "sexism", language: "en_us", template_id: "t1", prompt: "p", response: "r", status: "ok" };
   await page.locator("#requirements-records-file").setInputFiles({ name: "other.jsonl", mimeType: "application/x-ndjson",
