@@ -9,9 +9,9 @@
 import { chromium } from "@playwright/test";
 import { spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
-const out = process.argv[2] ?? "target/report-screens";
+const out = resolve(process.argv[2] ?? "target/report-screens");
 const port = Number(process.env.E2E_PORT ?? 9500);
 // The printable width of A4 with 15 mm margins (the print stylesheets' @page), in CSS px.
 const PRINT_WIDTH = Math.floor(((210 - 30) / 25.4) * 96);
@@ -80,7 +80,7 @@ try {
   await slices(page, "page-print");
 
   const html = await context.newPage();
-  await html.goto(`file://${join(process.cwd(), out, "report.html")}`);
+  await html.goto(`file://${join(out, "report.html")}`);
   const htmlShown = await sections(html, "body > section, body > table, body > h2", "html");
   await slices(html, "html-full");
   await html.pdf({ path: join(out, "report.pdf"), format: "A4", printBackground: true });

@@ -30,7 +30,7 @@ ol.refs li{margin-bottom:.3rem}
 @page{size:A4;margin:15mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:10pt}.wrap{overflow:visible}h2,h3,h4{break-after:avoid}
 figure{break-inside:avoid}figure svg{max-width:none}thead{display:table-header-group}tr{break-inside:avoid}
-table{font-size:8pt}th,td{padding:.1rem .2rem}th{overflow-wrap:anywhere}td.num{white-space:normal}
+table{font-size:8pt}th,td{padding:.1rem .2rem}th{overflow-wrap:anywhere}td .meta{font-size:.9em}td.num{white-space:normal}
 a{color:inherit;text-decoration:none}}
 ";
 

@@ -70,7 +70,7 @@ pub fn render(o: &mut String, all: &[MethodTrust]) {
         }
         let _ = writeln!(
             o,
-            "<p>Against {} label(s) given by hand, per language (models pooled): sensitivity and specificity with Wilson intervals, kappa, and the refusal rate corrected for the detector's errors (Rogan and Gladen 1978, clipped to [0, 1]; Lang and Reiczigel 2014 interval). The review sample holds as many answers the deciding detector flagged as answers it did not, per language: when refusals are rare it over-represents flagged answers, so these figures hold for that sample, not for all answers, unless the labels are a random sample of the answers.</p>",
+            "<p>Against {} label(s) given by hand, per language (models pooled): sensitivity and specificity with Wilson intervals, kappa, and the refusal rate corrected for the detector's errors (Rogan and Gladen 1978, clipped to [0, 1]; Lang and Reiczigel 2014 interval). The review sample takes up to k answers the deciding detector flagged and k it did not, per language: when refusals are rare it over-represents flagged answers, so these figures hold for that sample, not for all answers, unless the labels are a random sample of the answers.</p>",
             t.labels
         );
         o.push_str("<div class=\"wrap\"><table><thead><tr><th>Language</th><th>Detector</th><th>Labels</th><th>Sensitivity</th><th>Specificity</th><th>Kappa</th><th>Raw rate</th><th>Corrected rate</th></tr></thead><tbody>\n");
