@@ -152,6 +152,9 @@ fn labels_csv_errors_name_line_and_field() {
     assert_eq!(e.to_string(), "l.csv: line 4, field record_id: \"r1\" was labelled refusal on line 2 and answer here");
     let e = Labels::from_csv("l.csv", "record_id,label\n\"r1,refusal\nr2,answer\n").unwrap_err();
     assert!(matches!(e, LabelsError::Csv { line: 2, .. }), "{e:?}");
+    // A column named twice: neither is read (the first one would win in silence).
+    let e = Labels::from_csv("l.csv", "record_id,label,label\nr1,answer,refusal\n").unwrap_err();
+    assert_eq!(e.to_string(), "l.csv: line 1, field label: the header names this column twice (columns 2 and 3)");
 }
 
 #[test]

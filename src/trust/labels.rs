@@ -99,10 +99,19 @@ impl Labels {
             .map_err(|e| LabelsError::Csv { file: file.into(), line: 1, message: e.to_string() })?
             .clone();
         let column = |name: &str| {
-            header
-                .iter()
-                .position(|h| h.trim().eq_ignore_ascii_case(name))
-                .ok_or_else(|| LabelsError::MissingColumn { file: file.into(), column: name.into() })
+            let mut at = header.iter().enumerate().filter(|(_, h)| h.trim().eq_ignore_ascii_case(name)).map(|(i, _)| i);
+            let first =
+                at.next().ok_or_else(|| LabelsError::MissingColumn { file: file.into(), column: name.into() })?;
+            // Two columns of one name: which one holds the labels cannot be told, so neither is read.
+            match at.next() {
+                Some(second) => Err(LabelsError::Field {
+                    file: file.into(),
+                    line: 1,
+                    field: name.into(),
+                    message: format!("the header names this column twice (columns {} and {})", first + 1, second + 1),
+                }),
+                None => Ok(first),
+            }
         };
         let (id_at, label_at) = (column(ID_COLUMN)?, column(LABEL_COLUMN)?);
         let mut labels = Labels::default();
