@@ -9,6 +9,9 @@ pub enum ModelError {
     Read { file: String, message: String },
     #[error("{file}: expected a BERT config.json: {message}")]
     Config { file: String, message: String },
+    /// A config.json field this crate's forward pass does not implement (or cannot read).
+    #[error("{file}: config field `{field}`: {message}")]
+    ConfigField { file: String, field: String, message: String },
     #[error("{file}: cannot load the tokenizer: {message}")]
     Tokenizer { file: String, message: String },
     #[error("{file}: weights: {message}")]

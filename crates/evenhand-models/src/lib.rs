@@ -5,10 +5,12 @@
 //! - [`pin`]: the sha256 rule and the error that names the file and both hashes.
 //! - [`catalogue`]: the models Evenhand knows, each file pinned (or labelled trust-on-first-use).
 //! - [`bert`]: the encoder (embeddings, self-attention layers, GELU, layer norm).
+//! - [`deberta_config`]: a DeBERTa-v2/v3 config.json, checked against what is implemented.
 //! - [`embed`]: text in, sentence vectors out (tokenize, encode, mean-pool, L2-normalise).
 
 pub mod bert;
 pub mod catalogue;
+pub mod deberta_config;
 pub mod embed;
 pub mod error;
 pub mod pin;
