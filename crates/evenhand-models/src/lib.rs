@@ -5,11 +5,14 @@
 //! - [`pin`]: the sha256 rule and the error that names the file and both hashes.
 //! - [`catalogue`]: the models Evenhand knows, each file pinned (or labelled trust-on-first-use).
 //! - [`bert`]: the encoder (embeddings, self-attention layers, GELU, layer norm).
-//! - [`deberta_config`]: a DeBERTa-v2/v3 config.json, checked against what is implemented.
+//! - [`deberta`]: DeBERTa-v2/v3 sequence classification (disentangled attention in
+//!   [`deberta_attention`], its config.json in [`deberta_config`]).
 //! - [`embed`]: text in, sentence vectors out (tokenize, encode, mean-pool, L2-normalise).
 
 pub mod bert;
 pub mod catalogue;
+pub mod deberta;
+pub mod deberta_attention;
 pub mod deberta_config;
 pub mod embed;
 pub mod error;

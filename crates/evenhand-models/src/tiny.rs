@@ -123,3 +123,93 @@ pub fn write(dir: &Path, seed: u64) -> Result<(), ModelError> {
     let w = weights(vocab.len(), seed).map_err(|e| ModelError::weights(&name, e))?;
     candle_core::safetensors::save(&w, &path).map_err(|e| ModelError::weights(&name, e))
 }
+
+/// A tiny DeBERTa-v2 classifier's config.json: 2 layers, hidden 32, 4 heads, relative attention
+/// with 8 log buckets over 16 relative positions (so 24-token inputs reach past both), c2p and
+/// p2c with shared keys, three labels; `overrides` replaces any of these fields.
+pub fn deberta_config(overrides: &serde_json::Value) -> serde_json::Value {
+    let mut c = serde_json::json!({
+        "architectures": ["DebertaV2ForSequenceClassification"], "model_type": "deberta-v2",
+        "vocab_size": 40, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "intermediate_size": 64, "hidden_act": "gelu", "max_position_embeddings": 64,
+        "type_vocab_size": 0, "relative_attention": true, "max_relative_positions": 16,
+        "position_buckets": 8, "norm_rel_ebd": "layer_norm", "share_att_key": true,
+        "pos_att_type": ["p2c", "c2p"], "position_biased_input": false, "layer_norm_eps": 1e-7,
+        "pooler_hidden_size": 32, "pooler_hidden_act": "gelu", "pad_token_id": 0,
+        "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"},
+        "label2id": {"entailment": 0, "neutral": 1, "contradiction": 2}
+    });
+    if let (Some(c), Some(o)) = (c.as_object_mut(), overrides.as_object()) {
+        c.extend(o.clone());
+    }
+    c
+}
+
+/// Writes config.json and model.safetensors of a tiny random DeBERTa-v2 classifier into `dir`,
+/// with exactly the tensors its config asks for, named as the hub's checkpoints name them.
+pub fn write_deberta(dir: &Path, seed: u64, overrides: &serde_json::Value) -> Result<(), ModelError> {
+    let io = |file: &str, e: std::io::Error| ModelError::Read { file: file.into(), message: e.to_string() };
+    std::fs::create_dir_all(dir).map_err(|e| io(&dir.display().to_string(), e))?;
+    let json = deberta_config(overrides);
+    let path = dir.join("config.json");
+    let name = path.display().to_string();
+    std::fs::write(&path, json.to_string()).map_err(|e| io(&name, e))?;
+    let c = crate::deberta_config::Config::from_json(&name, json.to_string().as_bytes())?;
+    let path = dir.join("model.safetensors");
+    let name = path.display().to_string();
+    let w = deberta_weights(&c, seed).map_err(|e| ModelError::weights(&name, e))?;
+    candle_core::safetensors::save(&w, &path).map_err(|e| ModelError::weights(&name, e))
+}
+
+/// A tensor to draw: name, shape, centre, half-width.
+type Spec = (String, Vec<usize>, f32, f32);
+
+fn deberta_weights(c: &crate::deberta_config::Config, seed: u64) -> candle_core::Result<HashMap<String, Tensor>> {
+    let (h, inter) = (c.hidden_size, c.intermediate_size);
+    let mut s: Vec<Spec> = vec![];
+    let norm = |s: &mut Vec<Spec>, p: &str| {
+        s.push((format!("{p}.weight"), vec![h], 1.0, 0.2));
+        s.push((format!("{p}.bias"), vec![h], 0.0, 0.2));
+    };
+    let e = "deberta.embeddings";
+    s.push((format!("{e}.word_embeddings.weight"), vec![c.vocab_size, h], 0.0, 1.0));
+    if c.position_biased_input {
+        s.push((format!("{e}.position_embeddings.weight"), vec![c.max_position_embeddings, h], 0.0, 0.5));
+    }
+    if c.type_vocab_size > 0 {
+        s.push((format!("{e}.token_type_embeddings.weight"), vec![c.type_vocab_size, h], 0.0, 0.5));
+    }
+    norm(&mut s, &format!("{e}.LayerNorm"));
+    if let Some(r) = &c.relative {
+        s.push(("deberta.encoder.rel_embeddings.weight".into(), vec![2 * r.span, h], 0.0, 1.0));
+        if r.layer_norm {
+            norm(&mut s, "deberta.encoder.LayerNorm");
+        }
+    }
+    for i in 0..c.num_hidden_layers {
+        let p = format!("deberta.encoder.layer.{i}");
+        let mut linears = vec!["attention.self.query_proj", "attention.self.key_proj", "attention.self.value_proj"];
+        if c.relative.is_some() && !c.share_att_key {
+            linears.extend(c.c2p.then_some("attention.self.pos_key_proj"));
+            linears.extend(c.p2c.then_some("attention.self.pos_query_proj"));
+        }
+        linears.push("attention.output.dense");
+        for m in linears {
+            s.push((format!("{p}.{m}.weight"), vec![h, h], 0.0, 0.4));
+            s.push((format!("{p}.{m}.bias"), vec![h], 0.0, 0.2));
+        }
+        s.push((format!("{p}.intermediate.dense.weight"), vec![inter, h], 0.0, 0.4));
+        s.push((format!("{p}.intermediate.dense.bias"), vec![inter], 0.0, 0.2));
+        s.push((format!("{p}.output.dense.weight"), vec![h, inter], 0.0, 0.3));
+        s.push((format!("{p}.output.dense.bias"), vec![h], 0.0, 0.2));
+        norm(&mut s, &format!("{p}.attention.output.LayerNorm"));
+        norm(&mut s, &format!("{p}.output.LayerNorm"));
+    }
+    let (pool, labels) = (c.pooler_hidden_size, c.labels.len());
+    s.push(("pooler.dense.weight".into(), vec![pool, h], 0.0, 0.4));
+    s.push(("pooler.dense.bias".into(), vec![pool], 0.0, 0.2));
+    s.push(("classifier.weight".into(), vec![labels, pool], 0.0, 0.5));
+    s.push(("classifier.bias".into(), vec![labels], 0.0, 0.2));
+    let mut d = Draws(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    s.into_iter().map(|(name, shape, centre, scale)| Ok((name, d.tensor(&shape, centre, scale)?))).collect()
+}
