@@ -102,6 +102,7 @@ pub fn analyze(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
     let mut ref_summaries = vec![];
     let mut counts: BTreeMap<String, SampleCounts> = BTreeMap::new();
     let mut per_model: BTreeMap<String, Vec<Scored>> = BTreeMap::new();
+    let mut reads = BTreeMap::new();
     let sampling = matches!(input.data, ModelData::Records(_));
 
     check_context_ids(input, &mut problems, &mut counts);
@@ -146,7 +147,7 @@ pub fn analyze(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
         let (wl, ww) = (weights(&local), weights(&western));
         let dists = match input.data {
             ModelData::Logprobs(rows) => from_logprobs(aspect, rows, &mut index, &mut counts),
-            ModelData::Records(records) => from_records(probes, aspect, records, &index, &mut counts),
+            ModelData::Records(records) => from_records(probes, aspect, records, &index, &mut counts, &mut reads),
         };
         if dists.is_empty() {
             skipped.push(Skipped {
@@ -253,6 +254,7 @@ pub fn analyze(input: &Input, settings: &Settings) -> Result<Analysis, Divergenc
         models,
         problems,
         simulated,
+        reads,
     })
 }
 

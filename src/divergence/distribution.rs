@@ -5,7 +5,7 @@ use super::formulas;
 use super::logprobs::LogprobRow;
 use super::normalise::{Index, key};
 use super::probes::{Aspect, Context, ProbeSet};
-use super::result::SampleCounts;
+use super::result::{Read, SampleCounts};
 use super::sample::{self, Extracted};
 use crate::record::Record;
 use std::collections::BTreeMap;
@@ -76,6 +76,7 @@ pub fn from_records<'a>(
     records: &[Record],
     index: &Index,
     counts: &mut BTreeMap<String, SampleCounts>,
+    reads: &mut BTreeMap<(String, String), Read>,
 ) -> ByModel<'a> {
     let mut out: ByModel = BTreeMap::new();
     for r in records {
@@ -95,10 +96,12 @@ pub fn from_records<'a>(
         match sample::extract(context.prompt(&probes.slot), &r.response, index) {
             Extracted::Matched { filler, .. } => {
                 c.matched += 1;
+                reads.insert((r.model.clone(), r.record_id.clone()), Read::Matched);
                 d.draws.get_or_insert_with(Vec::new).push(filler);
             }
             Extracted::Unmatched { text } => {
                 c.unmatched += 1;
+                reads.insert((r.model.clone(), r.record_id.clone()), Read::Unmatched);
                 *d.unmatched.entry(text).or_default() += 1;
             }
         }

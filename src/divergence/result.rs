@@ -62,6 +62,20 @@ pub struct Analysis {
     /// Rows or records that could not be used, located.
     pub problems: Vec<Problem>,
     pub simulated: bool,
+    /// Sampling mode: how each completion of an analysed aspect was read, by (model, record
+    /// id); a record absent here belongs to no analysed aspect (left out with its aspect, or a
+    /// context the probe set does not name). Kept for the study's calls table, not written out.
+    #[serde(skip)]
+    pub reads: BTreeMap<(String, String), Read>,
+}
+
+/// How a completion was read ([`super::sample::extract`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// It starts with a known filler: a sample of m_c.
+    Matched,
+    /// It starts with no known filler: listed per context, left out of m_c.
+    Unmatched,
 }
 
 #[derive(Debug, Clone, Serialize)]

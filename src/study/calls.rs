@@ -16,6 +16,9 @@ pub enum Kind {
     OutOfChoice,
     Refused,
     Failed,
+    /// A call the method could not analyse at all (divergence: its aspect has no reference, or
+    /// the probe set does not name its context): in no figure, whatever its answer.
+    LeftOut,
 }
 
 impl Kind {
@@ -41,7 +44,10 @@ pub struct CallRow {
     pub failed: u64,
     /// Planned calls of this model and language without a record (pending, never sent).
     pub not_run: u64,
-    /// answered + out_of_choice + refused + failed.
+    /// Calls the method could not analyse (see [`Kind::LeftOut`]); None where it has no such case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<u64>,
+    /// answered + out_of_choice + refused + failed + left_out.
     pub total: u64,
     /// The calls the study planned for this model and language; None for a model it does not
     /// name (uploaded records), whose total is its records.
@@ -83,6 +89,7 @@ impl Tally {
             // A method without a refusal detector never classifies a call so; kept visible anyway.
             Kind::Refused => *row.refused.get_or_insert(0) += 1,
             Kind::Failed => row.failed += 1,
+            Kind::LeftOut => *row.left_out.get_or_insert(0) += 1,
         }
         row.total += 1;
     }
@@ -115,7 +122,8 @@ pub fn plan(calls: &mut Calls, targets: &[String], planned: &BTreeMap<String, u6
                     calls.rows.last_mut().expect("just pushed")
                 }
             };
-            let missing = n.saturating_sub(row.total);
+            // Left-out calls are never planned (the study plans no call it cannot analyse).
+            let missing = n.saturating_sub(row.total - row.left_out.unwrap_or(0));
             row.not_run = missing;
             row.failed += missing;
             row.total += missing;
@@ -190,6 +198,28 @@ pub fn crosslingual<'a>(judged: impl Iterator<Item = (&'a Record, Option<bool>)>
             Some(false) => Kind::Answered,
             None if r.status == Status::Ok => Kind::OutOfChoice,
             None => Kind::unread(r),
+        };
+        t.add(&r.model, &r.language, kind);
+    }
+    t
+}
+
+/// Divergence (sampling mode): a completion that starts with a known filler is answered (a
+/// sample of m_c), one that does not is out of choice; refused by the provider is refused;
+/// a call of an aspect without both references, or of a context the probe set does not name,
+/// is left out. Scoring mode (log-probabilities) makes no calls of this kind: no table.
+pub fn divergence(records: &[Record], analysis: &crate::divergence::result::Analysis) -> Tally {
+    use crate::divergence::result::Read;
+    let mut t = Tally::new(false);
+    for r in records {
+        let kind = match r.status {
+            Status::Ok => match analysis.reads.get(&(r.model.clone(), r.record_id.clone())) {
+                Some(Read::Matched) => Kind::Answered,
+                Some(Read::Unmatched) => Kind::OutOfChoice,
+                None => Kind::LeftOut,
+            },
+            Status::Refused => Kind::Refused,
+            _ => Kind::unread(r),
         };
         t.add(&r.model, &r.language, kind);
     }

@@ -99,8 +99,17 @@ pub fn base_cases(study: &Study, inputs: &Inputs) -> Result<Vec<Record>, StudyEr
         );
     }
     if let Some(d) = &inputs.divergence {
+        // Only the aspects the analysis can use: a context of an aspect without both references
+        // would be paid for and then left out of every figure.
+        let analysable = |aspect: &str| {
+            [crate::divergence::LOCAL, crate::divergence::WESTERN]
+                .iter()
+                .all(|c| d.references.iter().any(|r| r.aspect == aspect && r.culture == *c))
+        };
         let cases = crate::divergence::runs::cases(&d.probes, crate::divergence::runs::Mode::Sample);
-        out.extend(cases.into_iter().map(|r| Record { run_id: run_id.clone(), ..r }));
+        out.extend(
+            cases.into_iter().filter(|r| analysable(&r.concern)).map(|r| Record { run_id: run_id.clone(), ..r }),
+        );
     }
     let params = &study.params;
     for r in &mut out {

@@ -30,8 +30,9 @@ ol.refs li{margin-bottom:.3rem}
 @page{size:A4;margin:15mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:10pt}.wrap{overflow:visible}h2,h3,h4{break-after:avoid}
 figure{break-inside:avoid}figure svg{max-width:none}thead{display:table-header-group}tr{break-inside:avoid}
-table{font-size:8pt}th,td{padding:.1rem .2rem}th{overflow-wrap:anywhere}td .meta{font-size:.9em}td.num{white-space:normal}
-a{color:inherit;text-decoration:none}}
+table{font-size:8pt}th,td{padding:.1rem .2rem}td{overflow-wrap:anywhere}td.num{overflow-wrap:normal}td .meta{font-size:.9em}td.num{white-space:normal}
+a{color:inherit;text-decoration:none}.screen-only{display:none}.print-only{display:block}}
+@media screen{.print-only{display:none}}
 ";
 
 fn p(x: f64) -> String {
@@ -118,17 +119,23 @@ fn calls_table(out: &mut String, calls: &super::calls::Calls) {
     }
     let refusals = calls.rows.iter().any(|r| r.refused.is_some());
     out.push_str("<h3>Calls per model and language</h3>\n<div class=\"wrap\"><table class=\"calls\"><thead><tr><th>Model</th><th>Language</th><th>Answered</th><th>Out of choice</th>");
+    let left_out = calls.rows.iter().any(|r| r.left_out.is_some());
     if refusals {
         out.push_str("<th>Refused</th>");
     }
-    out.push_str("<th>Failed</th><th>Total</th></tr></thead><tbody>\n");
+    out.push_str("<th>Failed</th>");
+    if left_out {
+        out.push_str("<th>Left out</th>");
+    }
+    out.push_str("<th>Total</th></tr></thead><tbody>\n");
     for r in &calls.rows {
         let refused =
             if refusals { format!("<td class=\"num\">{}</td>", r.refused.unwrap_or(0)) } else { String::new() };
         let not_run = if r.not_run > 0 { format!(" ({} not run)", r.not_run) } else { String::new() };
+        let left = if left_out { format!("<td class=\"num\">{}</td>", r.left_out.unwrap_or(0)) } else { String::new() };
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>{refused}<td class=\"num\">{}{not_run}</td><td class=\"num\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>{refused}<td class=\"num\">{}{not_run}</td>{left}<td class=\"num\">{}</td></tr>",
             escape(&r.model),
             escape(if r.language.is_empty() { "–" } else { &r.language }),
             r.answered,

@@ -545,6 +545,14 @@ mod tests {
         let (first, more) = ch.first_of(&ch.groups[1], HTML_PER_GROUP);
         assert_eq!((first.len(), more), (1, 0));
         assert!(ch.first_of(&ch.groups[2], HTML_PER_GROUP).0.is_empty());
+        // On paper only the first few per group: Age's 10 rows on screen, 3 of them printed,
+        // with a note that says so; Race's one row prints and needs no note.
+        let mut html = String::new();
+        super::super::items_html::render(&mut html, &ch);
+        let print = super::super::items_html::PRINT_PER_GROUP;
+        assert_eq!(html.matches("<tr class=\"screen-only\">").count(), HTML_PER_GROUP - print);
+        assert_eq!(html.matches("class=\"meta print-only\"").count(), 1, "{html}");
+        assert!(html.contains(&format!("Printed: the first {print} of 25; the report on screen shows 10")), "{html}");
     }
 
     #[test]

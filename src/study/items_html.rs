@@ -37,10 +37,15 @@ fn answer_cell(a: &super::items::Answer) -> String {
     )
 }
 
-fn item_row(out: &mut String, it: &Item) {
+/// Items printed per group: the on-screen HTML shows [`super::items::HTML_PER_GROUP`]; on paper
+/// that made the item table most of the report's pages.
+pub const PRINT_PER_GROUP: usize = 3;
+
+fn item_row(out: &mut String, it: &Item, printed: bool) {
     let _ = writeln!(
         out,
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        if printed { "" } else { " class=\"screen-only\"" },
         escape(&it.id),
         escape(&it.language),
         escape(&it.condition),
@@ -99,10 +104,18 @@ pub fn render(out: &mut String, ch: &Changes) {
                 escape(a),
                 escape(b)
             );
-            for it in first {
-                item_row(out, it);
+            for (i, it) in first.into_iter().enumerate() {
+                item_row(out, it, i < PRINT_PER_GROUP);
             }
             out.push_str("</tbody></table>\n");
+            if g.disagree as usize > PRINT_PER_GROUP {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"meta print-only\">Printed: the first {PRINT_PER_GROUP} of {}; the report on screen shows {}, report.json all.</p>",
+                    g.disagree,
+                    ch.html_per_group.min(g.disagree as usize)
+                );
+            }
             if more > 0 {
                 let _ = writeln!(
                     out,

@@ -28,7 +28,7 @@ pub struct Section {
     /// Records per status (ok, refused, error, pending).
     pub statuses: BTreeMap<String, u64>,
     /// Per model and language: answered, out of choice, refused, failed, of the planned calls
-    /// (`study::calls`); empty where the method has no such table (divergence).
+    /// (`study::calls`); left out (divergence) where an aspect could not be analysed.
     pub calls: super::calls::Calls,
 }
 
@@ -557,7 +557,10 @@ pub fn divergence_of(
             &format!("CD in {unit} (negative: closer to the local reference; positive: closer to the Western)"),
         ),
         statuses: statuses(records),
-        calls: super::calls::Calls::default(),
+        calls: super::calls::divergence(records, analysis).finish(
+            order,
+            "CD counts the answered column (completions that start with one of the aspect's fillers, in aspects with both references); out-of-choice completions (no known filler) are listed per context and left out of the model's distribution; refused and failed calls give no sample; left out: calls of an aspect without both references, or of a context the probe set does not name.",
+        ),
     })
 }
 

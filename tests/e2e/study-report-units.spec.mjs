@@ -56,6 +56,18 @@ test("25u1. the page writes every rate in percent and every rate difference in p
     }
   }
   expect(rates).toBeGreaterThan(10);
+  // Every section has its calls table, divergence's too: the example's two simulated models
+  // answered every planned completion (the aspect without a local reference is not planned).
+  for (const method of ["requirements", "bbq", "crosslingual", "divergence"]) {
+    await expect(page.locator(`#study-section-${method} table.report-calls-table tbody tr`).first()).toBeVisible();
+  }
+  const div = page.locator("#study-section-divergence table.report-calls-table tbody tr");
+  await expect(div).toHaveCount(2);
+  for (const r of await div.all()) {
+    const n = async (col) => Number((await r.locator(`td[data-col="${col}"]`).textContent()).match(/^\d+/)[0]);
+    expect(await n("answered")).toBeGreaterThan(0);
+    expect(await n("answered") + (await n("out_of_choice")) + (await n("failed"))).toBe(await n("total"));
+  }
   for (const [, figure, , diff, , , , , , detectable] of await rows(page, "#study-paired")) {
     if (RATE.test(figure)) {
       expect(diff, figure).toMatch(/^-?\d+\.\d pp( \[-?\d+\.\d pp, -?\d+\.\d pp\])?$/);
@@ -167,6 +179,22 @@ test("25u3. printed, the report shows no control, its tables fit the page and ch
     expect(await table.evaluate((t) => t.getBoundingClientRect().right)).toBeLessThanOrEqual(PRINT_WIDTH);
   }
   expect(await smallestInline(report)).toBeGreaterThanOrEqual(8);
+  // Headers wrap between words, never inside one ("La/ng/ua/ge" was how they printed).
+  const broken = await report.evaluate(() => [...document.querySelectorAll("th")].flatMap((th) => {
+    const text = th.firstChild;
+    if (!text || text.nodeType !== Node.TEXT_NODE) return [];
+    return [...text.textContent.matchAll(/\S+/g)].filter((m) => {
+      const range = document.createRange();
+      range.setStart(text, m.index);
+      range.setEnd(text, m.index + m[0].length);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+    }).map((m) => m[0]);
+  }));
+  expect(broken).toEqual([]);
+  // The item table prints the first few per group; the rest stay on screen.
+  const printedRows = await report.locator("section#changes tr.screen-only").evaluateAll((rows) => rows.filter((r) => r.getBoundingClientRect().height > 0).length);
+  expect(printedRows).toBe(0);
+  await expect(report.locator("section#changes p.print-only").first()).toBeVisible();
   // And Chromium prints it: a PDF of several pages.
   const pdf = await report.pdf({ format: "A4" });
   expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");

@@ -382,5 +382,10 @@ export async function createRequirements(call) {
       showIn($("requirements-run-result"), alert(el("p", { text: errorMessage(err) }), el("p", { text: "The records loaded earlier are kept." })));
     }
   });
+  // The file inputs start disabled: a file picked before the listeners above exist would be
+  // dropped without a word (the tab sets itself up through worker calls first).
+  for (const input of $("panel-requirements").querySelectorAll("input[data-until-ready]")) {
+    /** @type {HTMLInputElement} */ (input).disabled = false;
+  }
   $("panel-requirements").dataset.ready = "1";
 }
