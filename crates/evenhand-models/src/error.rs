@@ -13,6 +13,11 @@ pub enum ModelError {
     Tokenizer { file: String, message: String },
     #[error("{file}: weights: {message}")]
     Weights { file: String, message: String },
+    /// An answer in a language the zero-shot rule has no labels for.
+    #[error(
+        "answer {item}: language {language:?} has no zero-shot labels (MSQAD's en, ko, zh, es, de, hi; ours fr, pl, ca)"
+    )]
+    Language { item: usize, language: String },
     /// A failure inside the forward pass (shapes, a token id outside the vocabulary, ...).
     #[error("{context}: {message}")]
     Compute { context: String, message: String },

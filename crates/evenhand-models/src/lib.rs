@@ -5,14 +5,20 @@
 //! - [`pin`]: the sha256 rule and the error that names the file and both hashes.
 //! - [`catalogue`]: the models Evenhand knows, each file pinned (or labelled trust-on-first-use).
 //! - [`bert`]: the encoder (embeddings, self-attention layers, GELU, layer norm).
+//! - [`classify`]: premise/hypothesis pair classification, one head per architecture
+//!   (BERT's pooler + classifier; [`xlmr`]'s dense + out_proj on RoBERTa positions).
+//! - [`nli`]: the zero-shot NLI refusal detector (classifier + [`zeroshot`]'s rule).
 //! - [`embed`]: text in, sentence vectors out (tokenize, encode, mean-pool, L2-normalise).
 
 pub mod bert;
 pub mod catalogue;
+pub mod classify;
 pub mod embed;
 pub mod error;
+pub mod nli;
 pub mod pin;
 pub mod tiny;
+pub mod xlmr;
 pub mod zeroshot;
 
 pub use embed::{Embedder, ModelFiles};
