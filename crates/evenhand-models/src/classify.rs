@@ -15,7 +15,7 @@ use crate::xlmr::XlmRobertaHead;
 use candle_core::{DType, Device, IndexOp, Module, Tensor};
 use candle_nn::{Linear, VarBuilder};
 use std::collections::BTreeMap;
-use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
+use tokenizers::{Tokenizer, TruncationStrategy};
 
 /// The classification fields of config.json (the encoder's are [`Config`]).
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -76,6 +76,26 @@ pub enum Head {
 }
 
 impl Head {
+    fn load(
+        a: Architecture,
+        config: Config,
+        positions: Positions,
+        vb: &VarBuilder,
+        labels: usize,
+    ) -> candle_core::Result<Head> {
+        let h = config.hidden_size;
+        Ok(match a {
+            Architecture::Bert => Head::Bert {
+                head: BertHead::load(vb, h, labels)?,
+                encoder: Bert::from_var_builder(config, vb.pp("bert"), positions)?,
+            },
+            Architecture::XlmRoberta => Head::XlmRoberta {
+                head: XlmRobertaHead::load(vb, h, labels)?,
+                encoder: Bert::from_var_builder(config, vb.pp("roberta"), positions)?,
+            },
+        })
+    }
+
     /// Logits, (batch, labels), of equally long padded rows.
     fn logits(&self, ids: &[Vec<u32>], types: &[Vec<u32>], mask: &[Vec<u32>]) -> candle_core::Result<Tensor> {
         match self {
@@ -135,16 +155,8 @@ impl Classifier {
         let weights = &files.weights.name;
         let vb = VarBuilder::from_buffered_safetensors(files.weights.bytes, DType::F32, &Device::Cpu)
             .map_err(|e| ModelError::weights(weights, e))?;
-        let (h, n) = (config.hidden_size, labels.len());
-        let head = match architecture {
-            Architecture::Bert => BertHead::load(&vb, h, n).and_then(|head| {
-                Ok(Head::Bert { encoder: Bert::from_var_builder(config, vb.pp("bert"), positions)?, head })
-            }),
-            Architecture::XlmRoberta => XlmRobertaHead::load(&vb, h, n).and_then(|head| {
-                Ok(Head::XlmRoberta { encoder: Bert::from_var_builder(config, vb.pp("roberta"), positions)?, head })
-            }),
-        }
-        .map_err(|e| ModelError::weights(weights, e))?;
+        let head = Head::load(architecture, config, positions, &vb, labels.len())
+            .map_err(|e| ModelError::weights(weights, e))?;
         Ok(Classifier { head, tokenizer, architecture, labels, label2id, provenance })
     }
 
@@ -230,15 +242,5 @@ fn label_names(c: &LabelsConfig) -> Result<Vec<String>, String> {
 /// The tokenizer with its own post-processor, without padding, truncated "only first" to
 /// what the model takes (or less, when tokenizer.json sets less).
 pub fn pair_tokenizer(file: &str, bytes: &[u8], max_tokens: usize) -> Result<Tokenizer, ModelError> {
-    let err = |e: tokenizers::Error| ModelError::Tokenizer { file: file.into(), message: e.to_string() };
-    let mut t = Tokenizer::from_bytes(bytes).map_err(err)?;
-    t.with_padding(None);
-    let limit = t.get_truncation().map_or(max_tokens, |p| p.max_length.min(max_tokens));
-    let params = TruncationParams {
-        max_length: limit,
-        strategy: TruncationStrategy::OnlyFirst,
-        ..t.get_truncation().cloned().unwrap_or_default()
-    };
-    t.with_truncation(Some(params)).map_err(err)?;
-    Ok(t)
+    crate::embed::tokenizer_truncating(file, bytes, max_tokens, Some(TruncationStrategy::OnlyFirst))
 }

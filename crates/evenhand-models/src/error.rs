@@ -7,7 +7,7 @@ pub enum ModelError {
     HashMismatch { file: String, expected: String, found: String },
     #[error("{file}: cannot read: {message}")]
     Read { file: String, message: String },
-    #[error("{file}: expected a BERT config.json: {message}")]
+    #[error("{file}: not a config.json this crate can run: {message}")]
     Config { file: String, message: String },
     #[error("{file}: cannot load the tokenizer: {message}")]
     Tokenizer { file: String, message: String },
