@@ -51,7 +51,8 @@ impl NliDetector {
 
     /// One verdict per (answer, language), in input order. Every language is checked before
     /// any model work: one without labels is an error naming it and the answer. `progress` is
-    /// called with the count of answers done.
+    /// called with the pairs scored so far, halved (two hypotheses an answer): the count of
+    /// answers' worth of work done, which reaches the number of answers at the end.
     pub fn detect(
         &self,
         answers: &[(&str, &str)],
