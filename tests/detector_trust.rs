@@ -73,7 +73,7 @@ fn panel(disagree: usize) -> Panel {
             verdicts: vec![Some(i < 30), Some((i < 30) != (i < disagree))],
         })
         .collect();
-    Panel { detectors: vec!["lexicon".into(), "opening rule".into()], decides: "lexicon".into(), items }
+    Panel { detectors: vec!["lexicon".into(), "opening rule".into()], decides: "lexicon".into(), items, about: vec![] }
 }
 
 #[test]

@@ -43,7 +43,8 @@ pub struct Args {
     pub method: String,
     #[arg(long, default_value = "statsmodels")]
     pub convention: String,
-    /// lexicon, label (column refusal_label) or judge (column judge_verdict).
+    /// lexicon, label (column refusal_label), judge (column judge_verdict) or nli (column
+    /// nli_p_refuse, filled by --nli-model-dir or uploaded with nli_rule).
     #[arg(long, default_value = "lexicon")]
     pub detector: String,
     #[arg(long, value_delimiter = ',')]
@@ -90,6 +91,21 @@ pub struct Args {
     /// its refusal figures depend on the detector.
     #[arg(long, default_value_t = evenhand::trust::DEFAULT_THRESHOLD)]
     pub disagreement_threshold: f64,
+    /// Run the zero-shot NLI refusal detector from this model folder (config.json,
+    /// model.safetensors, tokenizer.json of a BERT or XLM-R sequence classifier) over every
+    /// answer before the analysis: its P(refuse) fills the column nli_p_refuse, compared with
+    /// the other detectors, and deciding with --detector nli. Languages: MSQAD's en, ko, zh,
+    /// es, de, hi and our own labels for fr, pl, ca.
+    #[arg(long)]
+    pub nli_model_dir: Option<PathBuf>,
+    /// The catalogue NLI model the folder holds (see `evenhand models`): its pinned sha256s are
+    /// checked. Without it the files are used on trust and labelled unverified.
+    #[arg(long, requires = "nli_model_dir")]
+    pub nli_model: Option<String>,
+    /// The NLI detector's rule: argmax (MSQAD's code), paper (P(refuse) >= 0.8, the paper's
+    /// text) or threshold:P.
+    #[arg(long, default_value = "argmax", requires = "nli_model_dir")]
+    pub nli_rule: String,
 }
 
 /// Uploaded vectors with the model that made them: only those of loaded records are taken.
@@ -111,7 +127,7 @@ fn detector(text: &str) -> Result<Detector, Failure> {
     Detector::ALL
         .into_iter()
         .find(|d| d.as_str() == text)
-        .ok_or_else(|| Failure::new(format!("--detector: expected lexicon, label or judge, found {text:?}")))
+        .ok_or_else(|| Failure::new(format!("--detector: expected lexicon, label, judge or nli, found {text:?}")))
 }
 
 fn load_set(s: &mut Session, paths: &[PathBuf]) -> Result<(), Failure> {
@@ -219,6 +235,10 @@ pub fn run(a: Args) -> Outcome {
             summary.imported,
             summary.unmatched
         ));
+    }
+    if let Some(dir) = &a.nli_model_dir {
+        let n = super::nli::fill(&mut s, dir, a.nli_model.as_deref(), &a.nli_rule)?;
+        note(format_args!("{}: {n} records got an NLI verdict", dir.display()));
     }
     if let Some(path) = &a.embed_plan_out {
         let mut text = String::new();

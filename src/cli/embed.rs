@@ -109,7 +109,7 @@ pub fn run(a: Args) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-fn dir_name(dir: &std::path::Path) -> String {
+pub(super) fn dir_name(dir: &std::path::Path) -> String {
     dir.canonicalize()
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))

@@ -18,6 +18,7 @@ mod divergence;
 mod embed;
 mod import;
 mod lock;
+mod nli;
 mod records;
 mod reference;
 mod requirements;

@@ -10,7 +10,8 @@
 //! response embeddings; [`permanova`] tests whether they differ by language (PERMANOVA and
 //! PERMDISP per language pair and topic, over [`analysis::embedding_groups`]), or on an
 //! uploaded matrix ([`distances`]). [`runs`] plans
-//! the calls of a provider run (chat, embeddings, LLM judge) and takes their records back.
+//! the calls of a provider run (chat, embeddings, LLM judge) and takes their records back;
+//! [`nli`] does the same for a local NLI model's P(refuse).
 
 pub mod analysis;
 pub mod chart;
@@ -18,6 +19,7 @@ pub mod detect;
 pub mod distances;
 pub mod embeddings;
 pub mod msqad;
+pub mod nli;
 pub mod pairs;
 pub mod permanova;
 pub mod plan;

@@ -13,6 +13,7 @@ use crate::text::refusal::Lexicon;
 
 mod labels;
 mod matrix;
+mod nli;
 pub use labels::LabelsSummary;
 mod permanova;
 pub use permanova::{DispersionOutcome, Handout, Outcome};

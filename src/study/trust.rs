@@ -2,8 +2,8 @@
 //! refusals: per method, model (as the report names targets) and language, each detector's
 //! refusals and their agreement, the "depends on the detector" statements, and with the
 //! study's labels (given in the page, carried by the bundle) each detector against them.
-//! Requirements: the lexicon (deciding) and the opening rule; cross-lingual: those two and
-//! the LLM judge where its verdicts exist ([`crate::crosslingual::trust`]).
+//! Requirements: the lexicon (deciding) and the opening rule; cross-lingual: those two, the
+//! LLM judge and the NLI model where their verdicts exist ([`crate::crosslingual::trust`]).
 
 use crate::crosslingual::analysis::Dataset;
 use crate::record::{Record, Status};
@@ -39,7 +39,7 @@ fn requirements_panel(records: &[Record], lexicon: &Lexicon) -> Panel {
         })
         .collect();
     use crate::crosslingual::trust::{LEXICON, OPENING};
-    Panel { detectors: vec![LEXICON.into(), OPENING.into()], decides: LEXICON.into(), items }
+    Panel { detectors: vec![LEXICON.into(), OPENING.into()], decides: LEXICON.into(), items, about: vec![] }
 }
 
 /// The trust of each refusal-detecting method among `by_method` (records under the report's

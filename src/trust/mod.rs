@@ -59,6 +59,9 @@ pub struct Panel {
     /// uploaded labels).
     pub decides: String,
     pub items: Vec<Item>,
+    /// What the methods text should say about a detector beyond its name (a model detector's
+    /// model, commit, weights' sha256 and rule), one sentence each.
+    pub about: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -134,6 +137,10 @@ pub struct Trust {
     pub labels: u64,
     /// Per language, each detector against the labels; empty without labels.
     pub labelled: Vec<LabelledLanguage>,
+    /// The panel's sentences about its detectors ([`Panel::about`]); left out when empty, so
+    /// reports without a model detector read as before.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub about: Vec<String>,
 }
 
 fn pair(items: &[&Item], i: usize, j: usize, names: &[String], confidence: f64) -> Pair {
@@ -266,6 +273,7 @@ pub fn assess(panel: &Panel, labels: &Labels, s: Settings) -> Trust {
         statements,
         labels: given,
         labelled,
+        about: panel.about.clone(),
     }
 }
 
@@ -279,6 +287,10 @@ impl Trust {
             self.detectors.join(", "),
             percent(self.confidence)
         );
+        for sentence in &self.about {
+            out.push(' ');
+            out.push_str(sentence);
+        }
         if self.statements.is_empty() {
             out.push_str(&format!(
                 " No two detectors judged more than {} of a language's answers differently.",
@@ -333,7 +345,12 @@ mod tests {
             item(3, "en", &[Some(false), None]),
             item(4, "hi", &[Some(false), Some(false)]),
         ];
-        let panel = Panel { detectors: vec!["lexicon".into(), "judge".into()], decides: "lexicon".into(), items };
+        let panel = Panel {
+            detectors: vec!["lexicon".into(), "judge".into()],
+            decides: "lexicon".into(),
+            items,
+            about: vec![],
+        };
         let t = assess(&panel, &Labels::default(), Settings::default());
         assert_eq!(t.cells.len(), 2);
         let en = &t.cells[0];

@@ -152,7 +152,7 @@ export function createCrosslingualDashboard() {
       ...[a.n, a.both, a.only_a, a.only_b, a.neither].map((n) => el("td", { class: "num", text: n })),
       el("td", { class: "num", text: a.percent_agreement == null ? "–" : `${a.percent_agreement.toFixed(1)}%` }),
       el("td", { class: "num", text: a.kappa == null ? "undefined" : a.kappa.toFixed(3) })))
-      : [el("tr", {}, el("td", { colspan: 8, text: "Only one detector gave verdicts (add a refusal_label or judge_verdict column to compare)." }))]));
+      : [el("tr", {}, el("td", { colspan: 8, text: "Only one detector gave verdicts (add a refusal_label, judge_verdict or nli_p_refuse column to compare)." }))]));
 
     $("crosslingual-review").querySelector("tbody").replaceChildren(...report.review.map((x) => el("tr", {},
       el("td", { text: x.language }), el("td", { text: x.flagged ? "refusal" : "answer" }), el("td", { text: x.question_id }),

@@ -95,9 +95,51 @@ struct Layer {
     output_norm: LayerNorm,
 }
 
+/// How position ids are numbered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Positions {
+    /// BERT: 0, 1, 2, ... for every token, padding included (padding is masked anyway).
+    Absolute,
+    /// RoBERTa/XLM-R: a real token's position is `padding_idx` + its 1-based count among the
+    /// row's real tokens; a padding token's is `padding_idx`. So the first token sits at
+    /// padding_idx + 1 and a row's positions do not depend on how far it was padded.
+    Roberta { padding_idx: u32 },
+}
+
+impl Positions {
+    /// The position ids of one row of token ids.
+    pub fn of(self, ids: &[u32]) -> Vec<u32> {
+        match self {
+            Positions::Absolute => (0..ids.len() as u32).collect(),
+            Positions::Roberta { padding_idx } => {
+                let mut seen = 0;
+                ids.iter()
+                    .map(|&id| {
+                        if id == padding_idx {
+                            padding_idx
+                        } else {
+                            seen += 1;
+                            padding_idx + seen
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The most tokens a row may hold with `table` position embeddings.
+    pub fn max_tokens(self, table: usize) -> usize {
+        match self {
+            Positions::Absolute => table,
+            Positions::Roberta { padding_idx } => table.saturating_sub(padding_idx as usize + 1),
+        }
+    }
+}
+
 /// The encoder with its weights loaded.
 pub struct Bert {
     pub config: Config,
+    positions: Positions,
     word: Embedding,
     position: Embedding,
     token_type: Embedding,
@@ -124,10 +166,13 @@ impl Bert {
             .map_err(|e| ModelError::weights(file, e))?;
         // sentence-transformers saves the bare encoder; BertFor* checkpoints prefix it.
         let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") { vb.pp("bert") } else { vb };
-        Bert::from_var_builder(config, vb, device).map_err(|e| ModelError::weights(file, e))
+        Bert::from_var_builder(config, vb, Positions::Absolute).map_err(|e| ModelError::weights(file, e))
     }
 
-    fn from_var_builder(config: Config, vb: VarBuilder, device: Device) -> candle_core::Result<Bert> {
+    /// The encoder under `vb` (already at its prefix: `bert`, `roberta`, or none), numbering
+    /// positions as `positions` says. XLM-R's encoder is this one with RoBERTa positions.
+    pub fn from_var_builder(config: Config, vb: VarBuilder, positions: Positions) -> candle_core::Result<Bert> {
+        let device = vb.device().clone();
         let (h, eps) = (config.hidden_size, config.layer_norm_eps);
         let e = vb.pp("embeddings");
         let word = candle_nn::embedding(config.vocab_size, h, e.pp("word_embeddings"))?;
@@ -150,20 +195,22 @@ impl Bert {
             });
         }
         let activation = Activation::of(&config.hidden_act).map_err(candle_core::Error::msg)?;
-        Ok(Bert { config, word, position, token_type, embeddings_norm, layers, activation, device })
+        Ok(Bert { config, positions, word, position, token_type, embeddings_norm, layers, activation, device })
     }
 
     /// The last hidden states, (batch, tokens, hidden), for equally long rows of token ids,
     /// token type ids and an attention mask (1 = token, 0 = padding).
     pub fn forward(&self, ids: &[Vec<u32>], type_ids: &[Vec<u32>], mask: &[Vec<u32>]) -> candle_core::Result<Tensor> {
         let (b, t) = (ids.len(), ids.first().map_or(0, Vec::len));
-        if t > self.config.max_position_embeddings {
-            candle_core::bail!("{t} tokens, more than max_position_embeddings {}", self.config.max_position_embeddings);
+        let most = self.max_tokens();
+        if t > most {
+            candle_core::bail!("{t} tokens, more than the {most} the position embeddings allow");
         }
         let rows = |v: &[Vec<u32>]| Tensor::from_vec(v.concat(), (b, t), &self.device);
+        let positions: Vec<Vec<u32>> = ids.iter().map(|row| self.positions.of(row)).collect();
+        let positions = rows(&positions)?;
         let (ids, type_ids) = (rows(ids)?, rows(type_ids)?);
-        let positions = Tensor::arange(0u32, t as u32, &self.device)?.unsqueeze(0)?;
-        let x = self.word.forward(&ids)?.broadcast_add(&self.position.forward(&positions)?)?;
+        let x = (self.word.forward(&ids)? + self.position.forward(&positions)?)?;
         let mut h = self.embeddings_norm.forward(&(x + self.token_type.forward(&type_ids)?)?)?;
         // Padding gets a large negative score before the softmax, so its weight is exactly 0.
         let mask = rows(mask)?.to_dtype(DType::F32)?;
@@ -172,6 +219,11 @@ impl Bert {
             h = self.layer(layer, &h, &bias)?;
         }
         Ok(h)
+    }
+
+    /// The most tokens a row may hold.
+    pub fn max_tokens(&self) -> usize {
+        self.positions.max_tokens(self.config.max_position_embeddings)
     }
 
     fn layer(&self, l: &Layer, h: &Tensor, bias: &Tensor) -> candle_core::Result<Tensor> {

@@ -5,7 +5,7 @@
 use crate::bert::{self, Bert, Config};
 use crate::error::ModelError;
 use crate::pin::{self, Verdict};
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationStrategy};
 
 /// The three files a BERT embedding model needs, as bytes, with the sha256 each must have
 /// (None: no pin, used on trust and labelled so).
@@ -102,12 +102,25 @@ impl Embedder {
 /// The tokenizer as its tokenizer.json defines it, without its padding (batches are padded
 /// here) and, when it sets none, truncated to the model's positions.
 pub fn load_tokenizer(file: &str, bytes: &[u8], max_positions: usize) -> Result<Tokenizer, ModelError> {
-    let mut t = Tokenizer::from_bytes(bytes)
-        .map_err(|e| ModelError::Tokenizer { file: file.into(), message: e.to_string() })?;
+    tokenizer_truncating(file, bytes, max_positions, None)
+}
+
+/// The same, with the truncation strategy set (a pair classifier cuts only the first text).
+pub fn tokenizer_truncating(
+    file: &str,
+    bytes: &[u8],
+    max_tokens: usize,
+    strategy: Option<TruncationStrategy>,
+) -> Result<Tokenizer, ModelError> {
+    let err = |e: tokenizers::Error| ModelError::Tokenizer { file: file.into(), message: e.to_string() };
+    let mut t = Tokenizer::from_bytes(bytes).map_err(err)?;
     t.with_padding(None);
-    let limit = t.get_truncation().map_or(max_positions, |p| p.max_length.min(max_positions));
-    let params = TruncationParams { max_length: limit, ..t.get_truncation().cloned().unwrap_or_default() };
-    t.with_truncation(Some(params)).map_err(|e| ModelError::Tokenizer { file: file.into(), message: e.to_string() })?;
+    let mut params = t.get_truncation().cloned().unwrap_or_default();
+    params.max_length = t.get_truncation().map_or(max_tokens, |p| p.max_length.min(max_tokens));
+    if let Some(strategy) = strategy {
+        params.strategy = strategy;
+    }
+    t.with_truncation(Some(params)).map_err(err)?;
     Ok(t)
 }
 

@@ -7,7 +7,7 @@ pub enum ModelError {
     HashMismatch { file: String, expected: String, found: String },
     #[error("{file}: cannot read: {message}")]
     Read { file: String, message: String },
-    #[error("{file}: expected a BERT config.json: {message}")]
+    #[error("{file}: not a config.json this crate can run: {message}")]
     Config { file: String, message: String },
     /// A config.json field this crate's forward pass does not implement (or cannot read).
     #[error("{file}: config field `{field}`: {message}")]
@@ -16,6 +16,11 @@ pub enum ModelError {
     Tokenizer { file: String, message: String },
     #[error("{file}: weights: {message}")]
     Weights { file: String, message: String },
+    /// An answer in a language the zero-shot rule has no labels for.
+    #[error(
+        "answer {item}: language {language:?} has no zero-shot labels (MSQAD's en, ko, zh, es, de, hi; ours fr, pl, ca)"
+    )]
+    Language { item: usize, language: String },
     /// A failure inside the forward pass (shapes, a token id outside the vocabulary, ...).
     #[error("{context}: {message}")]
     Compute { context: String, message: String },

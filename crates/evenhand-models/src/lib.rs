@@ -7,17 +7,23 @@
 //! - [`bert`]: the encoder (embeddings, self-attention layers, GELU, layer norm).
 //! - [`deberta`]: DeBERTa-v2/v3 sequence classification (disentangled attention in
 //!   [`deberta_attention`], its config.json in [`deberta_config`]).
+//! - [`classify`]: premise/hypothesis pair classification, one head per architecture
+//!   (BERT's pooler + classifier; [`xlmr`]'s dense + out_proj on RoBERTa positions).
+//! - [`nli`]: the zero-shot NLI refusal detector (classifier + [`zeroshot`]'s rule).
 //! - [`embed`]: text in, sentence vectors out (tokenize, encode, mean-pool, L2-normalise).
 
 pub mod bert;
 pub mod catalogue;
+pub mod classify;
 pub mod deberta;
 pub mod deberta_attention;
 pub mod deberta_config;
 pub mod embed;
 pub mod error;
+pub mod nli;
 pub mod pin;
 pub mod tiny;
+pub mod xlmr;
 pub mod zeroshot;
 
 pub use embed::{Embedder, ModelFiles};

@@ -1,5 +1,6 @@
 //! A tiny BERT with seeded random weights, for tests: its config.json, model.safetensors and a
-//! lower-case letter-by-letter WordPiece tokenizer.json, written to a folder. Small enough that
+//! lower-case letter-by-letter WordPiece tokenizer.json, written to a folder; and tiny
+//! BERT / XLM-R sequence classifiers (3 NLI labels) the same way. Small enough that
 //! a forward pass takes microseconds, large enough (2 layers, 4 heads, GELU, padding) to
 //! exercise every part of the encoder against a reference implementation.
 
@@ -79,20 +80,30 @@ impl Draws {
     }
 }
 
-fn weights(vocab: usize, seed: u64) -> candle_core::Result<HashMap<String, Tensor>> {
+/// The shapes of a tiny model: what differs between BERT and XLM-R.
+struct Shape {
+    vocab: usize,
+    positions: usize,
+    types: usize,
+    /// Where the encoder's weights sit: "" (a bare encoder), "bert." or "roberta.".
+    prefix: &'static str,
+}
+
+fn weights(shape: &Shape, head: Option<Head>, seed: u64) -> candle_core::Result<HashMap<String, Tensor>> {
     let mut d = Draws(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut w = HashMap::new();
     let mut put = |name: String, shape: &[usize], centre: f32, scale: f32| -> candle_core::Result<()> {
         w.insert(name, d.tensor(shape, centre, scale)?);
         Ok(())
     };
-    put("embeddings.word_embeddings.weight".into(), &[vocab, HIDDEN], 0.0, 1.0)?;
-    put("embeddings.position_embeddings.weight".into(), &[POSITIONS, HIDDEN], 0.0, 0.5)?;
-    put("embeddings.token_type_embeddings.weight".into(), &[2, HIDDEN], 0.0, 0.5)?;
-    put("embeddings.LayerNorm.weight".into(), &[HIDDEN], 1.0, 0.2)?;
-    put("embeddings.LayerNorm.bias".into(), &[HIDDEN], 0.0, 0.2)?;
+    let e = format!("{}embeddings", shape.prefix);
+    put(format!("{e}.word_embeddings.weight"), &[shape.vocab, HIDDEN], 0.0, 1.0)?;
+    put(format!("{e}.position_embeddings.weight"), &[shape.positions, HIDDEN], 0.0, 0.5)?;
+    put(format!("{e}.token_type_embeddings.weight"), &[shape.types, HIDDEN], 0.0, 0.5)?;
+    put(format!("{e}.LayerNorm.weight"), &[HIDDEN], 1.0, 0.2)?;
+    put(format!("{e}.LayerNorm.bias"), &[HIDDEN], 0.0, 0.2)?;
     for i in 0..LAYERS {
-        let p = format!("encoder.layer.{i}");
+        let p = format!("{}encoder.layer.{i}", shape.prefix);
         for m in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"] {
             put(format!("{p}.{m}.weight"), &[HIDDEN, HIDDEN], 0.0, 0.5)?;
             put(format!("{p}.{m}.bias"), &[HIDDEN], 0.0, 0.2)?;
@@ -106,21 +117,50 @@ fn weights(vocab: usize, seed: u64) -> candle_core::Result<HashMap<String, Tenso
             put(format!("{p}.{n}.bias"), &[HIDDEN], 0.0, 0.2)?;
         }
     }
+    // The heads' weights are drawn large enough that the labels' logits differ visibly.
+    match head {
+        None => {}
+        Some(Head::Bert) => {
+            put("bert.pooler.dense.weight".into(), &[HIDDEN, HIDDEN], 0.0, 0.5)?;
+            put("bert.pooler.dense.bias".into(), &[HIDDEN], 0.0, 0.2)?;
+            put("classifier.weight".into(), &[LABELS.len(), HIDDEN], 0.0, 1.0)?;
+            put("classifier.bias".into(), &[LABELS.len()], 0.0, 0.5)?;
+        }
+        Some(Head::XlmRoberta) => {
+            put("classifier.dense.weight".into(), &[HIDDEN, HIDDEN], 0.0, 0.5)?;
+            put("classifier.dense.bias".into(), &[HIDDEN], 0.0, 0.2)?;
+            put("classifier.out_proj.weight".into(), &[LABELS.len(), HIDDEN], 0.0, 1.0)?;
+            put("classifier.out_proj.bias".into(), &[LABELS.len()], 0.0, 0.5)?;
+        }
+    }
     Ok(w)
 }
 
-/// Writes config.json, model.safetensors and tokenizer.json for the seed into `dir`.
-pub fn write(dir: &Path, seed: u64) -> Result<(), ModelError> {
+/// The tiny classifiers' architectures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    Bert,
+    XlmRoberta,
+}
+
+/// The three NLI labels in id order: entailment in the middle, so a rule that took the last
+/// logit (the pipeline's fallback) or the first would be caught.
+pub const LABELS: [&str; 3] = ["contradiction", "entailment", "neutral"];
+
+fn save(
+    dir: &Path,
+    files: [(&str, serde_json::Value); 2],
+    w: candle_core::Result<HashMap<String, Tensor>>,
+) -> Result<(), ModelError> {
     let io = |file: &str, e: std::io::Error| ModelError::Read { file: file.into(), message: e.to_string() };
-    let vocab = vocabulary();
     std::fs::create_dir_all(dir).map_err(|e| io(&dir.display().to_string(), e))?;
-    for (name, value) in [("config.json", config(vocab.len())), ("tokenizer.json", tokenizer(&vocab))] {
+    for (name, value) in files {
         let path = dir.join(name);
         std::fs::write(&path, value.to_string()).map_err(|e| io(&path.display().to_string(), e))?;
     }
     let path = dir.join("model.safetensors");
     let name = path.display().to_string();
-    let w = weights(vocab.len(), seed).map_err(|e| ModelError::weights(&name, e))?;
+    let w = w.map_err(|e| ModelError::weights(&name, e))?;
     candle_core::safetensors::save(&w, &path).map_err(|e| ModelError::weights(&name, e))
 }
 
@@ -212,4 +252,71 @@ fn deberta_weights(c: &crate::deberta_config::Config, seed: u64) -> candle_core:
     s.push(("classifier.bias".into(), vec![labels], 0.0, 0.2));
     let mut d = Draws(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     s.into_iter().map(|(name, shape, centre, scale)| Ok((name, d.tensor(&shape, centre, scale)?))).collect()
+}
+
+/// Writes a tiny sequence classifier (3 NLI labels) for the seed into `dir`: BERT with its
+/// pooler, or XLM-R (RoBERTa positions from padding_idx + 1, one token type, `<s>`/`</s>`
+/// tokens and the RoBERTa post-processor).
+pub fn write_classifier(dir: &Path, head: Head, seed: u64) -> Result<(), ModelError> {
+    let id2label: serde_json::Map<String, serde_json::Value> =
+        LABELS.iter().enumerate().map(|(i, l)| (i.to_string(), (*l).into())).collect();
+    let label2id: serde_json::Map<String, serde_json::Value> =
+        LABELS.iter().enumerate().map(|(i, l)| ((*l).to_string(), i.into())).collect();
+    match head {
+        Head::Bert => {
+            let vocab = vocabulary();
+            let mut c = config(vocab.len());
+            c["architectures"] = serde_json::json!(["BertForSequenceClassification"]);
+            c["id2label"] = id2label.into();
+            c["label2id"] = label2id.into();
+            let shape = Shape { vocab: vocab.len(), positions: POSITIONS, types: 2, prefix: "bert." };
+            save(dir, [("config.json", c), ("tokenizer.json", tokenizer(&vocab))], weights(&shape, Some(head), seed))
+        }
+        Head::XlmRoberta => {
+            let mut vocab = vocabulary();
+            vocab.splice(0..4, ["<s>", "<pad>", "</s>", "<unk>"].map(String::from));
+            let positions = POSITIONS + 2;
+            let mut c = config(vocab.len());
+            c["architectures"] = serde_json::json!(["XLMRobertaForSequenceClassification"]);
+            c["model_type"] = "xlm-roberta".into();
+            c["max_position_embeddings"] = positions.into();
+            c["type_vocab_size"] = 1.into();
+            c["pad_token_id"] = 1.into();
+            c["id2label"] = id2label.into();
+            c["label2id"] = label2id.into();
+            let shape = Shape { vocab: vocab.len(), positions, types: 1, prefix: "roberta." };
+            save(
+                dir,
+                [("config.json", c), ("tokenizer.json", xlmr_tokenizer(&vocab))],
+                weights(&shape, Some(head), seed),
+            )
+        }
+    }
+}
+
+/// The WordPiece tokenizer with XLM-R's special tokens and the RoBERTa post-processor
+/// (`<s> A </s></s> B </s>`, every type id 0).
+fn xlmr_tokenizer(vocab: &[String]) -> serde_json::Value {
+    let mut t = tokenizer(vocab);
+    let special = |id: usize, content: &str| {
+        serde_json::json!({"id": id, "content": content, "single_word": false, "lstrip": false,
+            "rstrip": false, "normalized": false, "special": true})
+    };
+    t["added_tokens"] =
+        serde_json::json!([special(0, "<s>"), special(1, "<pad>"), special(2, "</s>"), special(3, "<unk>")]);
+    t["post_processor"] = serde_json::json!({"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0],
+        "trim_offsets": true, "add_prefix_space": false});
+    t["model"]["unk_token"] = "<unk>".into();
+    t
+}
+
+/// Writes config.json, model.safetensors and tokenizer.json for the seed into `dir`.
+pub fn write(dir: &Path, seed: u64) -> Result<(), ModelError> {
+    let vocab = vocabulary();
+    let shape = Shape { vocab: vocab.len(), positions: POSITIONS, types: 2, prefix: "" };
+    save(
+        dir,
+        [("config.json", config(vocab.len())), ("tokenizer.json", tokenizer(&vocab))],
+        weights(&shape, None, seed),
+    )
 }

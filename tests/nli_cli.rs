@@ -1,0 +1,126 @@
+//! `evenhand crosslingual --nli-model-dir`: the zero-shot NLI detector (a tiny random-weight
+//! XLM-R classifier the test writes) fills every answer's `nli_p_refuse`, its verdicts are the
+//! evenhand-models crate's, `--detector nli` makes it decide, and the report names it (model,
+//! sha256, rule). An answer in a language without labels is refused naming it and its record.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/cli.rs"]
+mod cli;
+use cli::evenhand;
+use evenhand_models::nli::NliDetector;
+use evenhand_models::tiny::{self, Head};
+use evenhand_models::zeroshot::Rule;
+
+fn rows(csv_path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(csv_path).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records().map(|row| header.iter().cloned().zip(row.unwrap().iter().map(String::from)).collect()).collect()
+}
+
+#[test]
+fn the_nli_column_is_filled_by_the_crates_detector_and_decides() {
+    let dir = cli::temp("nli", "pipeline");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    tiny::write_classifier(&dir.join("tiny-nli"), Head::XlmRoberta, 23).unwrap();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
+    let sim = ["crosslingual", "--questions", fixture, "--simulate", "--languages", "en,de,fr", "--samples", "1"];
+    let (code, _, err) = evenhand(&[&sim[..], &["--permutations", "0", "--out", &path("sim")]].concat());
+    assert_eq!(code, 0, "{err}");
+
+    for (rule, name) in [("argmax", "argmax"), ("paper", "threshold:0.8")] {
+        let out_dir = path(&format!("out-{rule}"));
+        let (code, out, err) = evenhand(&[
+            "crosslingual",
+            "--records",
+            &path("sim/records.csv"),
+            "--nli-model-dir",
+            &path("tiny-nli"),
+            "--nli-rule",
+            rule,
+            "--detector",
+            "nli",
+            "--permutations",
+            "0",
+            "--out",
+            &out_dir,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("records got an NLI verdict") && err.contains("unverified"), "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+
+        // Every answered record has a probability, the rule and the model, and its verdict is
+        // the crate's on the same (answer, language).
+        let records = rows(&dir.join(format!("out-{rule}/records.csv")));
+        let answered: Vec<_> = records.iter().filter(|r| !r["response"].trim().is_empty()).collect();
+        assert!(answered.len() >= 12, "{} answered", answered.len());
+        let detector = NliDetector::load(
+            evenhand_models::ModelFiles::read_dir(&dir.join("tiny-nli"), None).unwrap(),
+            Rule::parse(rule).unwrap(),
+        )
+        .unwrap();
+        let pairs: Vec<(&str, &str)> =
+            answered.iter().map(|r| (r["response"].as_str(), r["language"].as_str())).collect();
+        let expected = detector.detect(&pairs, |_| {}).unwrap();
+        let mut refusals = 0;
+        for (r, v) in answered.iter().zip(&expected) {
+            let p: f64 = r["nli_p_refuse"].parse().unwrap();
+            assert!((p - v.p_refuse).abs() < 1e-12, "{}: {p} vs {}", r["record_id"], v.p_refuse);
+            assert_eq!(r["nli_rule"], name);
+            assert!(
+                r["nli_model"].starts_with("local:tiny-nli") && r["nli_model"].contains("sha256"),
+                "{}",
+                r["nli_model"]
+            );
+            refusals += u64::from(v.refusal);
+        }
+        // The NLI detector decided the figures: its refusals are the report's.
+        assert_eq!(report["detector"], "nli");
+        assert_eq!(report["judged"], answered.len());
+        let rated: u64 =
+            report["rates_by_language"].as_array().unwrap().iter().map(|r| r["refused"].as_u64().unwrap()).sum();
+        assert_eq!(rated, refusals, "{rule}");
+        let trust = &report["trust"];
+        assert_eq!(trust["decides"], "NLI model");
+        assert!(trust["detectors"].as_array().unwrap().contains(&"NLI model".into()), "{trust}");
+        let about = trust["about"][0].as_str().unwrap();
+        assert!(about.contains("local:tiny-nli") && about.contains("sha256") && about.contains(name), "{about}");
+        assert!(report["agreement"].as_array().unwrap().iter().any(|a| a["a"] == "lexicon" && a["b"] == "nli"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_language_without_labels_and_a_bad_rule_are_refused() {
+    let dir = cli::temp("nli", "refusals");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    tiny::write_classifier(&dir.join("tiny-nli"), Head::Bert, 4).unwrap();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
+    let sim = ["crosslingual", "--questions", fixture, "--simulate", "--languages", "en,de", "--samples", "1"];
+    let (code, _, err) = evenhand(&[&sim[..], &["--permutations", "0", "--out", &path("sim")]].concat());
+    assert_eq!(code, 0, "{err}");
+    let csv = std::fs::read_to_string(path("sim/records.csv")).unwrap();
+    std::fs::write(path("pt.csv"), csv.replacen(",acceptable,de,", ",acceptable,pt,", 1)).unwrap();
+    let (code, _, err) =
+        evenhand(&["crosslingual", "--records", &path("pt.csv"), "--nli-model-dir", &path("tiny-nli")]);
+    assert_ne!(code, 0);
+    assert!(err.contains("\"pt\"") && err.contains("record \"sim:"), "{err}");
+
+    let (code, _, err) = evenhand(&[
+        "crosslingual",
+        "--records",
+        &path("sim/records.csv"),
+        "--nli-model-dir",
+        &path("tiny-nli"),
+        "--nli-rule",
+        "max",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--nli-rule") && err.contains("\"max\""), "{err}");
+
+    let (code, out, err) = evenhand(&["crosslingual", "--records", &path("sim/records.csv"), "--detector", "nli"]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["judged"], 0, "no NLI column: nothing judged by it");
+    let _ = std::fs::remove_dir_all(&dir);
+}
