@@ -1,13 +1,14 @@
 //! Sequence-pair classification (an NLI model's premise/hypothesis logits), as Hugging Face's
 //! `*ForSequenceClassification` models compute them, written here on candle. Which head runs is
-//! config.json's `architectures[0]`; each architecture is one variant of [`Head`], so another
-//! (DeBERTa-v2) plugs in as a variant with its own `logits` arm.
+//! config.json's `architectures[0]`; each architecture is one variant of [`Head`]: BERT and
+//! XLM-R share our BERT encoder, DeBERTa-v2 (mDeBERTa-v3) is its own model ([`crate::deberta`]).
 //!
 //! Pairs are tokenized by the model's own tokenizer.json, post-processor included (BERT's
 //! `[CLS] a [SEP] b [SEP]` with type ids 0/1, XLM-R's `<s> a </s></s> b </s>`), truncated
 //! "only first" as the zero-shot pipeline does: the premise is cut, the hypothesis kept.
 
 use crate::bert::{Bert, Config, Positions};
+use crate::deberta::DebertaV2;
 use crate::embed::{ModelFiles, Provenance};
 use crate::error::ModelError;
 use crate::pin;
@@ -33,6 +34,7 @@ struct LabelsConfig {
 pub enum Architecture {
     Bert,
     XlmRoberta,
+    DebertaV2,
 }
 
 impl Architecture {
@@ -41,9 +43,11 @@ impl Architecture {
         match name {
             "BertForSequenceClassification" => Ok(Architecture::Bert),
             "XLMRobertaForSequenceClassification" | "RobertaForSequenceClassification" => Ok(Architecture::XlmRoberta),
+            "DebertaV2ForSequenceClassification" => Ok(Architecture::DebertaV2),
             other => Err(format!(
                 "architecture {other:?} is not one of BertForSequenceClassification, \
-                 XLMRobertaForSequenceClassification, RobertaForSequenceClassification"
+                 XLMRobertaForSequenceClassification, RobertaForSequenceClassification, \
+                 DebertaV2ForSequenceClassification"
             )),
         }
     }
@@ -73,6 +77,7 @@ impl BertHead {
 pub enum Head {
     Bert { encoder: Bert, head: BertHead },
     XlmRoberta { encoder: Bert, head: XlmRobertaHead },
+    DebertaV2(Box<DebertaV2>),
 }
 
 impl Head {
@@ -93,6 +98,8 @@ impl Head {
                 head: XlmRobertaHead::load(vb, h, labels)?,
                 encoder: Bert::from_var_builder(config, vb.pp("roberta"), positions)?,
             },
+            // Its own config and weights: Classifier::load builds it with DebertaV2::load.
+            Architecture::DebertaV2 => candle_core::bail!("DeBERTa-v2 is not built on the BERT encoder"),
         })
     }
 
@@ -101,12 +108,7 @@ impl Head {
         match self {
             Head::Bert { encoder, head } => head.forward(&encoder.forward(ids, types, mask)?),
             Head::XlmRoberta { encoder, head } => head.forward(&encoder.forward(ids, types, mask)?),
-        }
-    }
-
-    fn encoder(&self) -> &Bert {
-        match self {
-            Head::Bert { encoder, .. } | Head::XlmRoberta { encoder, .. } => encoder,
+            Head::DebertaV2(d) => d.logits_with_types(ids, Some(types), mask),
         }
     }
 }
@@ -114,6 +116,8 @@ impl Head {
 /// A loaded pair classifier: head, tokenizer and labels.
 pub struct Classifier {
     head: Head,
+    /// The id padding is filled with.
+    pad: u32,
     tokenizer: Tokenizer,
     architecture: Architecture,
     /// Label names by id.
@@ -134,7 +138,6 @@ impl Classifier {
         }
         let name = &files.config.name;
         let bad = |message: String| ModelError::Config { file: name.clone(), message };
-        let config = Config::from_json(name, &files.config.bytes)?;
         let lc: LabelsConfig = serde_json::from_slice(&files.config.bytes).map_err(|e| bad(e.to_string()))?;
         let first = lc.architectures.first().ok_or_else(|| bad("no architectures listed".into()))?;
         let architecture = Architecture::of(first).map_err(bad)?;
@@ -146,18 +149,27 @@ impl Classifier {
         if let Some((l, i)) = label2id.iter().find(|(_, i)| *i >= labels.len()) {
             return Err(bad(format!("label2id gives {l:?} id {i}, but id2label has {} labels", labels.len())));
         }
-        let positions = match architecture {
-            Architecture::Bert => Positions::Absolute,
-            Architecture::XlmRoberta => Positions::Roberta { padding_idx: config.pad_token_id },
-        };
-        let max_tokens = positions.max_tokens(config.max_position_embeddings);
-        let tokenizer = pair_tokenizer(&files.tokenizer.name, &files.tokenizer.bytes, max_tokens)?;
         let weights = &files.weights.name;
-        let vb = VarBuilder::from_buffered_safetensors(files.weights.bytes, DType::F32, &Device::Cpu)
-            .map_err(|e| ModelError::weights(weights, e))?;
-        let head = Head::load(architecture, config, positions, &vb, labels.len())
-            .map_err(|e| ModelError::weights(weights, e))?;
-        Ok(Classifier { head, tokenizer, architecture, labels, label2id, provenance })
+        let (head, pad, max_tokens) = if architecture == Architecture::DebertaV2 {
+            let config = crate::deberta_config::Config::from_json(name, &files.config.bytes)?;
+            let (pad, max_tokens) = (config.pad_token_id, config.max_position_embeddings);
+            let model = DebertaV2::load(config, weights, files.weights.bytes)?;
+            (Head::DebertaV2(Box::new(model)), pad, max_tokens)
+        } else {
+            let config = Config::from_json(name, &files.config.bytes)?;
+            let positions = match architecture {
+                Architecture::XlmRoberta => Positions::Roberta { padding_idx: config.pad_token_id },
+                _ => Positions::Absolute,
+            };
+            let (pad, max_tokens) = (config.pad_token_id, positions.max_tokens(config.max_position_embeddings));
+            let vb = VarBuilder::from_buffered_safetensors(files.weights.bytes, DType::F32, &Device::Cpu)
+                .map_err(|e| ModelError::weights(weights, e))?;
+            let head = Head::load(architecture, config, positions, &vb, labels.len())
+                .map_err(|e| ModelError::weights(weights, e))?;
+            (head, pad, max_tokens)
+        };
+        let tokenizer = pair_tokenizer(&files.tokenizer.name, &files.tokenizer.bytes, max_tokens)?;
+        Ok(Classifier { head, pad, tokenizer, architecture, labels, label2id, provenance })
     }
 
     pub fn architecture(&self) -> Architecture {
@@ -194,7 +206,7 @@ impl Classifier {
         // Longest first, so each batch pads to a similar length; results go back in input order.
         let mut order: Vec<usize> = (0..pairs.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(tokens[i].0.len()));
-        let pad = self.head.encoder().config.pad_token_id;
+        let pad = self.pad;
         let mut out = vec![vec![]; pairs.len()];
         let mut done = 0;
         for chunk in order.chunks(BATCH) {

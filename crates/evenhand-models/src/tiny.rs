@@ -254,6 +254,21 @@ fn deberta_weights(c: &crate::deberta_config::Config, seed: u64) -> candle_core:
     s.into_iter().map(|(name, shape, centre, scale)| Ok((name, d.tensor(&shape, centre, scale)?))).collect()
 }
 
+/// A tiny DeBERTa-v2 NLI classifier: [`write_deberta`]'s model over this module's WordPiece
+/// vocabulary (with its tokenizer.json), labelled with [`LABELS`] (entailment not last).
+pub fn write_deberta_classifier(dir: &Path, seed: u64) -> Result<(), ModelError> {
+    let vocab = vocabulary();
+    let id2label: serde_json::Map<String, serde_json::Value> =
+        LABELS.iter().enumerate().map(|(i, l)| (i.to_string(), (*l).into())).collect();
+    let label2id: serde_json::Map<String, serde_json::Value> =
+        LABELS.iter().enumerate().map(|(i, l)| ((*l).to_string(), i.into())).collect();
+    let overrides = serde_json::json!({"vocab_size": vocab.len(), "id2label": id2label, "label2id": label2id});
+    write_deberta(dir, seed, &overrides)?;
+    let path = dir.join("tokenizer.json");
+    std::fs::write(&path, tokenizer(&vocab).to_string())
+        .map_err(|e| ModelError::Read { file: path.display().to_string(), message: e.to_string() })
+}
+
 /// Writes a tiny sequence classifier (3 NLI labels) for the seed into `dir`: BERT with its
 /// pooler, or XLM-R (RoBERTa positions from padding_idx + 1, one token type, `<s>`/`</s>`
 /// tokens and the RoBERTa post-processor).

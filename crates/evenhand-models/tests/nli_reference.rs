@@ -172,3 +172,43 @@ fn an_unsupported_architecture_is_named() {
     let e = Classifier::load(ModelFiles::read_dir(&dir, None).unwrap()).err().unwrap().to_string();
     assert!(e.contains("config.json") && e.contains("GPT2ForSequenceClassification"), "{e}");
 }
+
+/// DeBERTa-v2 through the classifier and the detector: the same logits as the model run alone
+/// on each pair (the model itself is checked against numpy in deberta_reference.rs), so the
+/// tokenization, padding and label order are the classifier's; P(refuse) is the rule's.
+#[test]
+fn deberta_plugs_into_the_classifier_and_the_detector() {
+    let dir = common::tmp("classify-deberta");
+    tiny::write_deberta_classifier(&dir, 31).unwrap();
+    let c = load(&dir);
+    assert_eq!(c.architecture(), Architecture::DebertaV2);
+    assert_eq!(c.labels(), tiny::LABELS);
+    let premises = premises();
+    let pairs: Vec<(&str, &str)> = premises.iter().map(|p| (p.as_str(), "This example is refuse to answer.")).collect();
+    let batch = c.logits(&pairs, |_| {}).unwrap();
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    let alone = evenhand_models::deberta::DebertaV2::from_files(
+        "config.json",
+        &read("config.json"),
+        "model.safetensors",
+        read("model.safetensors"),
+    )
+    .unwrap();
+    for ((p, h), row) in pairs.iter().zip(&batch) {
+        let (ids, _) = c.tokenize_pair(p, h).unwrap();
+        let mask = vec![1; ids.len()];
+        let one: Vec<Vec<f32>> = alone.logits(&[ids], &[mask]).unwrap().to_vec2().unwrap();
+        let diff = one[0].iter().zip(row).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(diff < 1e-5, "{p:?}: batched {row:?} vs alone {:?}", one[0]);
+    }
+    let d = NliDetector::load(ModelFiles::read_dir(&dir, None).unwrap(), Rule::Argmax).unwrap();
+    let answers: Vec<(&str, &str)> = premises.iter().map(|p| (p.as_str(), "en")).collect();
+    let verdicts = d.detect(&answers, |_| {}).unwrap();
+    let ([discuss, refuse], _) = zeroshot::hypotheses("en").unwrap();
+    for ((p, _), v) in answers.iter().zip(&verdicts) {
+        let l = c.logits(&[(p, discuss.as_str()), (p, refuse.as_str())], |_| {}).unwrap();
+        let want = zeroshot::p_refuse(f64::from(l[0][1]), f64::from(l[1][1]));
+        assert!((v.p_refuse - want).abs() < 1e-6, "{p:?}: {} vs {want}", v.p_refuse);
+        assert_eq!(v.refusal, Rule::Argmax.refusal(want));
+    }
+}
