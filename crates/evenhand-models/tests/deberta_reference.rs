@@ -5,64 +5,17 @@
 //! the throwaway virtualenv target/models-venv (numpy, safetensors); without it, each test
 //! prints why it skips and passes.
 
+mod common;
+
+use common::{python, tmp};
 use evenhand_models::deberta::{Config, DebertaV2};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("{cmd:?} failed: {}", err.lines().rev().take(3).collect::<Vec<_>>().join(" | ")));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// The venv's python (the one tests/reference.rs makes), made here when absent with only what
-/// this test needs; Err says why it could not be.
-fn python() -> Result<&'static Path, &'static str> {
-    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let made = PY.get_or_init(|| {
-        let venv = root().join("target/models-venv");
-        let py = venv.join("bin/python");
-        if run(Command::new(&py).args(["-c", "import numpy, safetensors"])).is_err() {
-            run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-            let quiet = ["install", "-q", "--disable-pip-version-check", "--timeout", "20"];
-            run(Command::new(venv.join("bin/pip")).args(quiet).args(["numpy", "safetensors"]))?;
-        }
-        Ok(py)
-    });
-    made.as_deref().map_err(String::as_str)
-}
+use std::path::Path;
 
 fn reference(py: &Path, dir: &Path, ids: &[Vec<u32>], type_ids: Option<&[Vec<u32>]>) -> Vec<Vec<f64>> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deberta_reference.py");
-    let mut child = Command::new(py)
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
     let request = serde_json::json!({"dir": dir, "ids": ids, "type_ids": type_ids});
-    child.stdin.take().unwrap().write_all(request.to_string().as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "reference failed: {}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::reference(py, "tests/deberta_reference.py", request);
     serde_json::from_value(v["logits"].clone()).unwrap()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = root().join("target/models-tests").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    d
 }
 
 fn load(dir: &Path) -> DebertaV2 {
