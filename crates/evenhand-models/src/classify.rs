@@ -203,31 +203,18 @@ impl Classifier {
         for (p, h) in pairs {
             tokens.push(self.tokenize_pair(p, h)?);
         }
-        // Longest first, so each batch pads to a similar length; results go back in input order.
-        let mut order: Vec<usize> = (0..pairs.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(tokens[i].0.len()));
-        let pad = self.pad;
         let mut out = vec![vec![]; pairs.len()];
         let mut done = 0;
-        for chunk in order.chunks(BATCH) {
-            let width = chunk.iter().map(|&i| tokens[i].0.len()).max().unwrap_or(0);
-            let padded = |v: &[u32], fill: u32| {
-                let mut v = v.to_vec();
-                v.resize(width, fill);
-                v
-            };
-            let ids: Vec<_> = chunk.iter().map(|&i| padded(&tokens[i].0, pad)).collect();
-            let types: Vec<_> = chunk.iter().map(|&i| padded(&tokens[i].1, 0)).collect();
-            let mask: Vec<_> = chunk.iter().map(|&i| padded(&vec![1; tokens[i].0.len()], 0)).collect();
+        for b in crate::batch::batches(&tokens, BATCH, self.pad) {
             let rows: Vec<Vec<f32>> = self
                 .head
-                .logits(&ids, &types, &mask)
+                .logits(&b.ids, &b.types, &b.mask)
                 .and_then(|t| t.to_vec2())
                 .map_err(|e| ModelError::compute("classifier forward pass", e))?;
-            for (&i, row) in chunk.iter().zip(rows) {
+            for (&i, row) in b.rows.iter().zip(rows) {
                 out[i] = row;
             }
-            done += chunk.len();
+            done += b.rows.len();
             progress(done);
         }
         Ok(out)

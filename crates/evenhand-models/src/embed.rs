@@ -70,30 +70,19 @@ impl Embedder {
         for t in texts {
             tokens.push(self.tokenize(t)?);
         }
-        // Longest first, so each batch pads to a similar length; results go back in input order.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(tokens[i].0.len()));
         let mut out = vec![vec![]; texts.len()];
-        let pad = self.bert.config.pad_token_id;
-        for (n, chunk) in order.chunks(BATCH).enumerate() {
-            let width = chunk.iter().map(|&i| tokens[i].0.len()).max().unwrap_or(0);
-            let padded = |v: &[u32], fill: u32| {
-                let mut v = v.to_vec();
-                v.resize(width, fill);
-                v
-            };
-            let ids: Vec<_> = chunk.iter().map(|&i| padded(&tokens[i].0, pad)).collect();
-            let types: Vec<_> = chunk.iter().map(|&i| padded(&tokens[i].1, 0)).collect();
-            let mask: Vec<_> = chunk.iter().map(|&i| padded(&vec![1; tokens[i].0.len()], 0)).collect();
+        let mut done = 0;
+        for b in crate::batch::batches(&tokens, BATCH, self.bert.config.pad_token_id) {
             let pooled = self
                 .bert
-                .forward(&ids, &types, &mask)
-                .and_then(|h| bert::mean_pool(&h, &mask, self.normalise))
+                .forward(&b.ids, &b.types, &b.mask)
+                .and_then(|h| bert::mean_pool(&h, &b.mask, self.normalise))
                 .map_err(|e| ModelError::compute("BERT forward pass", e))?;
-            for (&i, v) in chunk.iter().zip(pooled) {
+            for (&i, v) in b.rows.iter().zip(pooled) {
                 out[i] = v;
             }
-            progress((n * BATCH + chunk.len()).min(texts.len()));
+            done += b.rows.len();
+            progress(done);
         }
         Ok(out)
     }

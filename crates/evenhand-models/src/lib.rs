@@ -10,8 +10,10 @@
 //! - [`classify`]: premise/hypothesis pair classification, one head per architecture
 //!   (BERT's pooler + classifier; [`xlmr`]'s dense + out_proj on RoBERTa positions).
 //! - [`nli`]: the zero-shot NLI refusal detector (classifier + [`zeroshot`]'s rule).
-//! - [`embed`]: text in, sentence vectors out (tokenize, encode, mean-pool, L2-normalise).
+//! - [`embed`]: text in, sentence vectors out (tokenize, encode, mean-pool, L2-normalise), in
+//!   [`batch`]es padded to a similar length.
 
+pub mod batch;
 pub mod bert;
 pub mod catalogue;
 pub mod classify;
