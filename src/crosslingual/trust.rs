@@ -13,8 +13,10 @@ pub const LEXICON: &str = "lexicon";
 pub const OPENING: &str = "opening rule";
 pub const JUDGE: &str = "judge";
 
-/// The panel over the records `selected` (indices into `d`).
-pub fn panel(d: &Dataset, selected: &[usize], decides: Detector) -> Panel {
+/// The panel over the records `selected` (indices into `d`), with the review sample the
+/// settings draw (the labels' design, [`crate::trust::weighted`]).
+pub fn panel(d: &Dataset, selected: &[usize], s: &Settings) -> Panel {
+    let decides = s.detector;
     let judge = selected.iter().any(|&i| d.verdicts[i].judge.is_some());
     let mut detectors = vec![LEXICON.to_string(), OPENING.to_string()];
     if judge {
@@ -37,7 +39,8 @@ pub fn panel(d: &Dataset, selected: &[usize], decides: Detector) -> Panel {
         Detector::Judge => JUDGE.to_string(),
         Detector::Label => "uploaded labels".to_string(),
     };
-    Panel { detectors, decides, items }
+    let sample = super::review::sample(d, selected, s).into_iter().map(|r| r.record_id).collect();
+    Panel { detectors, decides, items, sample: Some(sample) }
 }
 
 /// The labels measured against: the dataset's own (given in the page) over the upload's column.
@@ -56,7 +59,7 @@ pub fn labels(d: &Dataset, selected: &[usize]) -> Labels {
 
 pub fn assess(d: &Dataset, selected: &[usize], s: &Settings) -> Trust {
     trust::assess(
-        &panel(d, selected, s.detector),
+        &panel(d, selected, s),
         &labels(d, selected),
         trust::Settings { threshold: s.disagreement_threshold, confidence: s.confidence.get() },
     )
