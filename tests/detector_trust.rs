@@ -73,7 +73,13 @@ fn panel(disagree: usize) -> Panel {
             verdicts: vec![Some(i < 30), Some((i < 30) != (i < disagree))],
         })
         .collect();
-    Panel { detectors: vec!["lexicon".into(), "opening rule".into()], decides: "lexicon".into(), items, about: vec![] }
+    Panel {
+        detectors: vec!["lexicon".into(), "opening rule".into()],
+        decides: "lexicon".into(),
+        items,
+        about: vec![],
+        sample: None,
+    }
 }
 
 #[test]
@@ -117,6 +123,115 @@ fn labels_measure_each_detector_per_language() {
     assert!(lex.corrected.is_none());
     assert!(lex.not_corrected.as_deref().unwrap().contains("no better than chance"));
     assert!(t.methods_sentence().contains("20 answer(s) were labelled by hand"), "{}", t.methods_sentence());
+    // No review sample: the figures are the labelled answers' own, and the report says so.
+    assert!(hi.weighted.is_none());
+    assert!(hi.not_weighted.as_deref().unwrap().contains("describe the labelled answers only"));
+    assert!(t.methods_sentence().contains("In hi the labels were not drawn by the review sample"));
+}
+
+/// 1,000 answers: 50 refusals of which the lexicon flags 40, and 38 answers it flags too; the
+/// opening rule flags the first 30 refusals only. The review sample: 10 flagged, 10 not.
+fn stratified() -> (Panel, Labels) {
+    let truth = |i: usize| i < 50;
+    let items = (0..1000)
+        .map(|i| Item {
+            record_id: format!("r{i}"),
+            model: "m".into(),
+            language: "hi".into(),
+            verdicts: vec![Some(i < 40 || (50..88).contains(&i)), Some(i < 30)],
+        })
+        .collect();
+    // Flagged: r32..r41 (8 refusals: r32..r39) and r50..r51; not flagged: r45..r49 (5 missed
+    // refusals) and r100..r104.
+    let ids: Vec<usize> = (32..40).chain(50..52).chain(45..50).chain(100..105).collect();
+    let mut labels = Labels::default();
+    for &i in &ids {
+        labels.set(&format!("r{i}"), Some(truth(i)));
+    }
+    let sample = ids.iter().map(|i| format!("r{i}")).collect();
+    (
+        Panel {
+            detectors: vec!["lexicon".into(), "opening rule".into()],
+            decides: "lexicon".into(),
+            items,
+            about: vec![],
+            sample: Some(sample),
+        },
+        labels,
+    )
+}
+
+#[test]
+fn labels_drawn_by_the_review_sample_are_weighted_by_its_strata() {
+    use evenhand::stats::twophase::IntervalRule;
+    let (panel, labels) = stratified();
+    let t = assess(&panel, &labels, Settings::default());
+    let hi = &t.labelled[0];
+    let w = hi.weighted.as_ref().expect("weighted figures");
+    assert_eq!(hi.not_weighted, None);
+    assert_eq!(
+        w.strata.iter().map(|s| (s.answers, s.labelled, s.refusals)).collect::<Vec<_>>(),
+        [(78, 10, 8), (922, 10, 5)]
+    );
+    // The sample's own share of refusals is 13/20; the weighted rate 0.078·0.8 + 0.922·0.5.
+    let rate = w.rate.value.as_ref().unwrap();
+    assert!((rate.estimate - (0.078 * 0.8 + 0.922 * 0.5)).abs() < 1e-12, "{rate:?}");
+    assert_eq!(rate.rule, IntervalRule::Design);
+    assert!(rate.low < rate.estimate && rate.estimate < rate.high);
+    assert!((w.ppv.value.as_ref().unwrap().estimate - 0.8).abs() < 1e-12);
+    assert!((w.npv.value.as_ref().unwrap().estimate - 0.5).abs() < 1e-12);
+    // The lexicon's sensitivity by Bayes: 78·0.8 / (78·0.8 + 922·0.5); on the sample 8/13.
+    let lex = &w.detectors[0];
+    let se = lex.sensitivity.value.as_ref().unwrap().estimate;
+    assert!((se - 62.4 / (62.4 + 461.0)).abs() < 1e-12, "{se}");
+    let sample_se = hi.detectors[0].accuracy.sensitivity.unwrap().rate;
+    assert!((sample_se - 8.0 / 13.0).abs() < 1e-12);
+    // The opening rule flags none of the labelled answers: sensitivity 0 (a value, not undefined).
+    assert_eq!(w.detectors[1].sensitivity.value.as_ref().unwrap().estimate, 0.0);
+    let m = t.methods_sentence();
+    assert!(m.contains("two-phase sampling") && m.contains("hi: true refusal rate 52.3%"), "{m}");
+
+    // A label outside the review sample: the weights no longer apply, said so.
+    let mut off = labels.clone();
+    off.set("r700", Some(false));
+    let t = assess(&panel, &off, Settings::default());
+    assert!(t.labelled[0].weighted.is_none());
+    assert!(
+        t.labelled[0]
+            .not_weighted
+            .as_deref()
+            .unwrap()
+            .starts_with("1 of the 21 labelled answers are not in the review sample"),
+        "{:?}",
+        t.labelled[0].not_weighted
+    );
+    assert_eq!(t.labelled[0].detectors[0].accuracy.confusion.n(), 21, "the sample's figures stay");
+
+    // No label among the unflagged answers: the rate is undefined, and not 0.
+    let mut flagged_only = Labels::default();
+    for i in (32..40).chain(50..52) {
+        flagged_only.set(&format!("r{i}"), Some(i < 50));
+    }
+    let t = assess(&panel, &flagged_only, Settings::default());
+    let w = t.labelled[0].weighted.as_ref().unwrap();
+    assert!(w.rate.value.is_none());
+    assert_eq!(
+        w.rate.undefined.as_deref(),
+        Some(
+            "refusal rate: none of the 922 answers the deciding detector did not flag is labelled: the estimate is undefined (not 0)"
+        )
+    );
+    assert!(w.ppv.value.is_some() && w.npv.value.is_none());
+    assert!(t.methods_sentence().contains("true refusal rate undefined"), "{}", t.methods_sentence());
+
+    // Every answer labelled (n_h = N_h): the weighted figures are exact.
+    let mut all = Labels::default();
+    for i in 0..1000 {
+        all.set(&format!("r{i}"), Some(i < 50));
+    }
+    let t = assess(&panel, &all, Settings::default());
+    let rate = t.labelled[0].weighted.as_ref().unwrap().rate.value.clone().unwrap();
+    assert_eq!((rate.estimate, rate.low, rate.high, rate.rule), (0.05, 0.05, 0.05, IntervalRule::Census));
 }
 
 #[test]
@@ -191,6 +306,8 @@ fn the_crosslingual_report_states_trust_and_keeps_labels() {
     let report = s.view().unwrap().report;
     assert_eq!(report.trust.labels as usize, review.len());
     assert!(report.review.iter().all(|r| r.label.is_some()), "the review shows the labels given");
+    // Labels drawn by the review sample: weighted by its strata in every language.
+    assert!(report.trust.labelled.iter().all(|l| l.weighted.is_some() && l.not_weighted.is_none()));
     let csv = s.labels_csv();
     // A fresh session imports them back: the same trust.
     let mut again = Session::default();
@@ -232,6 +349,9 @@ fn the_study_report_states_trust_and_its_labels_travel_with_the_bundle() {
     assert_eq!(x.labels, 10);
     assert!(!x.labelled.is_empty());
     assert!(labelled.methods_text.iter().any(|p| p.contains("10 answer(s) were labelled by hand")));
+    // Ten answers taken in record order, not by the review sample: not weighted, and said so.
+    assert!(x.labelled.iter().all(|l| l.weighted.is_none()));
+    assert!(html::render(&labelled).contains("describe the labelled answers only"));
     assert!(html::render(&labelled).contains("Corrected rate"));
 
     // The bundle carries the labels, and opening it gives the same report.

@@ -14,8 +14,10 @@ pub const OPENING: &str = "opening rule";
 pub const JUDGE: &str = "judge";
 pub const NLI: &str = "NLI model";
 
-/// The panel over the records `selected` (indices into `d`).
-pub fn panel(d: &Dataset, selected: &[usize], decides: Detector) -> Panel {
+/// The panel over the records `selected` (indices into `d`), with the review sample the
+/// settings draw (the labels' design, [`crate::trust::weighted`]).
+pub fn panel(d: &Dataset, selected: &[usize], s: &Settings) -> Panel {
+    let decides = s.detector;
     let judge = selected.iter().any(|&i| d.verdicts[i].judge.is_some());
     let nli = selected.iter().any(|&i| d.verdicts[i].nli.is_some());
     let mut detectors = vec![LEXICON.to_string(), OPENING.to_string()];
@@ -47,7 +49,8 @@ pub fn panel(d: &Dataset, selected: &[usize], decides: Detector) -> Panel {
         Detector::Nli => NLI.to_string(),
     };
     let about = if nli { vec![nli_sentence(d, selected)] } else { vec![] };
-    Panel { detectors, decides, items, about }
+    let sample = super::review::sample(d, selected, s).into_iter().map(|r| r.record_id).collect();
+    Panel { detectors, decides, items, about, sample: Some(sample) }
 }
 
 /// The NLI detector's models (as the records name them: repository or folder, commit,
@@ -90,7 +93,7 @@ pub fn labels(d: &Dataset, selected: &[usize]) -> Labels {
 
 pub fn assess(d: &Dataset, selected: &[usize], s: &Settings) -> Trust {
     trust::assess(
-        &panel(d, selected, s.detector),
+        &panel(d, selected, s),
         &labels(d, selected),
         trust::Settings { threshold: s.disagreement_threshold, confidence: s.confidence.get() },
     )

@@ -26,3 +26,4 @@ pub mod permutation;
 pub mod power;
 pub mod proportion;
 pub mod student;
+pub mod twophase;

@@ -39,7 +39,14 @@ fn requirements_panel(records: &[Record], lexicon: &Lexicon) -> Panel {
         })
         .collect();
     use crate::crosslingual::trust::{LEXICON, OPENING};
-    Panel { detectors: vec![LEXICON.into(), OPENING.into()], decides: LEXICON.into(), items, about: vec![] }
+    // No review sample is drawn for this method: labels here describe the labelled answers.
+    Panel {
+        detectors: vec![LEXICON.into(), OPENING.into()],
+        decides: LEXICON.into(),
+        items,
+        about: vec![],
+        sample: None,
+    }
 }
 
 /// The trust of each refusal-detecting method among `by_method` (records under the report's
@@ -58,7 +65,7 @@ pub fn of(by_method: &[(&str, Vec<Record>)], labels: &Labels, confidence: f64) -
                     let all: Vec<usize> = (0..d.records.len()).collect();
                     let s = crate::crosslingual::analysis::Settings::default();
                     trust::assess(
-                        &crate::crosslingual::trust::panel(&d, &all, s.detector),
+                        &crate::crosslingual::trust::panel(&d, &all, &s),
                         &crate::crosslingual::trust::labels(&d, &all),
                         settings,
                     )

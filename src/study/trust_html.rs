@@ -23,6 +23,56 @@ fn interval(p: Option<&crate::stats::proportion::Proportion>) -> String {
     p.map_or("–".into(), |p| format!("{} [{}, {}] ({}/{})", pct(p.rate), pct(p.low), pct(p.high), p.successes, p.n))
 }
 
+fn figure(f: &crate::trust::weighted::Figure) -> String {
+    match (&f.value, &f.undefined) {
+        (Some(e), _) => format!("{} [{}, {}]", pct(e.estimate), pct(e.low), pct(e.high)),
+        (None, Some(why)) => format!("undefined: {why}"),
+        _ => "undefined".into(),
+    }
+}
+
+/// The two-phase figures per language, or why a language has none.
+fn weighted(o: &mut String, t: &crate::trust::Trust) {
+    for l in &t.labelled {
+        let Some(w) = &l.weighted else {
+            let _ = writeln!(
+                o,
+                "<p class=\"warn\">{}: no figures for all answers: {}</p>",
+                escape(&l.language),
+                escape(l.not_weighted.as_deref().unwrap_or(""))
+            );
+            continue;
+        };
+        let strata: Vec<String> = w
+            .strata
+            .iter()
+            .map(|s| format!("{}: {} answers, {} labelled, {} refusals", s.stratum, s.answers, s.labelled, s.refusals))
+            .collect();
+        let _ = writeln!(
+            o,
+            "<p>{}, for all answers: true refusal rate {} ({}); PPV {}, NPV {}.</p>",
+            escape(&l.language),
+            escape(&figure(&w.rate)),
+            escape(&strata.join("; ")),
+            escape(&figure(&w.ppv)),
+            escape(&figure(&w.npv))
+        );
+        o.push_str("<div class=\"wrap\"><table><thead><tr><th>Language</th><th>Detector</th><th>Sensitivity (weighted)</th><th>Specificity (weighted)</th><th>Kappa (weighted, point)</th></tr></thead><tbody>\n");
+        for d in &w.detectors {
+            let _ = writeln!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(&l.language),
+                escape(&d.detector),
+                escape(&figure(&d.sensitivity)),
+                escape(&figure(&d.specificity)),
+                d.kappa.map_or("undefined".into(), |k| format!("{k:.3}"))
+            );
+        }
+        o.push_str("</tbody></table></div>\n");
+    }
+}
+
 pub fn render(o: &mut String, all: &[MethodTrust]) {
     if all.is_empty() {
         return;
@@ -70,10 +120,12 @@ pub fn render(o: &mut String, all: &[MethodTrust]) {
         }
         let _ = writeln!(
             o,
-            "<p>Against {} label(s) given by hand, per language (models pooled): sensitivity and specificity with Wilson intervals, kappa, and the refusal rate corrected for the detector's errors (Rogan and Gladen 1978, clipped to [0, 1]; Lang and Reiczigel 2014 interval). The review sample takes up to k answers the deciding detector flagged and k it did not, per language: when refusals are rare it over-represents flagged answers, so these figures hold for that sample, not for all answers, unless the labels are a random sample of the answers.</p>",
+            "<p>Against {} label(s) given by hand, per language (models pooled). The review sample takes up to k answers the deciding detector flagged and k it did not, per language, so it over-represents flagged answers when refusals are rare: where the labels were drawn by it, the figures for all answers weight each label by its stratum's answers over its labels (two-phase sampling, Cochran 1977; Wilson intervals on the Kish effective sample size, Korn and Graubard 1998).</p>",
             t.labels
         );
-        o.push_str("<div class=\"wrap\"><table><thead><tr><th>Language</th><th>Detector</th><th>Labels</th><th>Sensitivity</th><th>Specificity</th><th>Kappa</th><th>Raw rate</th><th>Corrected rate</th></tr></thead><tbody>\n");
+        weighted(o, t);
+        o.push_str("<p>The labelled answers themselves (the sample's own figures, unweighted): sensitivity and specificity with Wilson intervals, kappa, and the refusal rate corrected for the detector's errors with them (Rogan and Gladen 1978, clipped to [0, 1]; Lang and Reiczigel 2014 interval).</p>\n");
+        o.push_str("<div class=\"wrap\"><table><thead><tr><th>Language</th><th>Detector</th><th>Labels</th><th>Sensitivity (sample)</th><th>Specificity (sample)</th><th>Kappa (sample)</th><th>Raw rate</th><th>Corrected rate</th></tr></thead><tbody>\n");
         for l in &t.labelled {
             for d in &l.detectors {
                 let raw = if d.judged > 0 { pct(d.refused as f64 / d.judged as f64) } else { "–".into() };

@@ -9,17 +9,23 @@
 //!
 //! With human labels ([`labels`]), each detector is also measured against them per language
 //! (kappa, sensitivity, specificity: [`crate::stats::diagnostic`]) and its refusal rate gets
-//! the Rogan-Gladen correction with Lang and Reiczigel's interval.
+//! the Rogan-Gladen correction with Lang and Reiczigel's interval: these are the labelled
+//! answers' own figures. Where the labels were drawn by the review sample (stratified by the
+//! deciding detector's verdict, [`Panel::sample`]), [`weighted`] also gives the figures for all
+//! answers: the two-phase estimate of the true refusal rate, the detector's PPV and NPV, and
+//! every detector's sensitivity and specificity weighted by N_h / n_h.
 //!
 //! A new detector plugs in as one more column of [`Panel::items`]' verdicts.
 
 pub mod labels;
+pub mod weighted;
 
 use crate::stats::agreement::{KappaInterval, agreement};
 use crate::stats::diagnostic::{self, Accuracy, Confusion, Corrected};
 use labels::Labels;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use weighted::Weighted;
 
 /// Two detectors that judge differently more than this share of a language's answers make
 /// that language's refusal figures detector-dependent. One answer in ten: below it, a swap of
@@ -62,6 +68,10 @@ pub struct Panel {
     /// What the methods text should say about a detector beyond its name (a model detector's
     /// model, commit, weights' sha256 and rule), one sentence each.
     pub about: Vec<String>,
+    /// The record ids of the review sample (per language, up to k answers the deciding
+    /// detector flagged and k it did not), when the labels were meant to be drawn by it;
+    /// None where there is no review sample.
+    pub sample: Option<BTreeSet<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -120,7 +130,13 @@ pub struct LabelledLanguage {
     pub language: String,
     /// Answers of this language that carry a label.
     pub labels: u64,
+    /// Each detector against the labels, unweighted: the labelled answers' own figures (for
+    /// all answers only where the labels are a simple random sample of them).
     pub detectors: Vec<Labelled>,
+    /// The figures for all answers, the labels weighted by the review sample's strata.
+    pub weighted: Option<Weighted>,
+    /// Why there are no weighted figures (the labels were not drawn by the review sample).
+    pub not_weighted: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -261,7 +277,17 @@ pub fn assess(panel: &Panel, labels: &Labels, s: Settings) -> Trust {
                     }
                 })
                 .collect();
-            Some(LabelledLanguage { language: language.into(), labels: with.len() as u64, detectors })
+            let (weighted, not_weighted) = match weighted::of(panel, &items, &with, s.confidence) {
+                Ok(w) => (Some(w), None),
+                Err(why) => (None, Some(why)),
+            };
+            Some(LabelledLanguage {
+                language: language.into(),
+                labels: with.len() as u64,
+                detectors,
+                weighted,
+                not_weighted,
+            })
         })
         .collect();
     Trust {
@@ -318,10 +344,53 @@ impl Trust {
             .collect();
         if self.labels > 0 {
             out.push_str(&format!(
-                " {} answer(s) were labelled by hand; against these labels the {} detector had {}; the refusal rates were also corrected for its errors (Rogan and Gladen 1978; Lang and Reiczigel 2014 interval).",
+                " {} answer(s) were labelled by hand; on the labelled answers themselves the {} detector had {}, and the refusal rates were corrected for its errors (Rogan and Gladen 1978; Lang and Reiczigel 2014 interval).",
                 self.labels,
                 self.decides,
                 if decider.is_empty() { "no verdicts to compare".to_string() } else { decider.join(", ") }
+            ));
+            out.push_str(&self.weighted_sentence());
+        }
+        out
+    }
+
+    /// The weighted (two-phase) figures for a methods text, or why the labels' figures describe
+    /// only the labelled answers.
+    fn weighted_sentence(&self) -> String {
+        let figure = |f: &weighted::Figure| {
+            f.value.as_ref().map_or("undefined".to_string(), |e| {
+                format!("{} [{}, {}]", percent(e.estimate), percent(e.low), percent(e.high))
+            })
+        };
+        let weighted: Vec<String> = self
+            .labelled
+            .iter()
+            .filter_map(|l| {
+                let w = l.weighted.as_ref()?;
+                let d = w.detectors.iter().find(|d| d.detector == self.decides)?;
+                Some(format!(
+                    "{}: true refusal rate {}, sensitivity {}, specificity {}",
+                    l.language,
+                    figure(&w.rate),
+                    figure(&d.sensitivity),
+                    figure(&d.specificity)
+                ))
+            })
+            .collect();
+        let mut out = String::new();
+        if !weighted.is_empty() {
+            out.push_str(&format!(
+                " The labels were drawn by the review sample, stratified by the {} detector's verdict (flagged or not), so the figures for all answers weight each label by its stratum's answers over its labels (two-phase sampling, Cochran 1977; linearised variance with the finite-population correction; Wilson intervals on the Kish effective sample size, Korn and Graubard 1998): {}.",
+                self.decides,
+                weighted.join("; ")
+            ));
+        }
+        let unweighted: Vec<&str> =
+            self.labelled.iter().filter(|l| l.weighted.is_none()).map(|l| l.language.as_str()).collect();
+        if !unweighted.is_empty() {
+            out.push_str(&format!(
+                " In {} the labels were not drawn by the review sample, so their figures describe the labelled answers only.",
+                unweighted.join(", ")
             ));
         }
         out
@@ -350,6 +419,7 @@ mod tests {
             decides: "lexicon".into(),
             items,
             about: vec![],
+            sample: None,
         };
         let t = assess(&panel, &Labels::default(), Settings::default());
         assert_eq!(t.cells.len(), 2);

@@ -33,6 +33,7 @@ test("label ten review items with the keyboard, see kappa, export, reload and im
   await expect(page.locator("#crosslingual-trust-intro")).toContainText("The lexicon detector decides the figures");
   await expect(page.locator("#crosslingual-trust tbody tr").first()).toContainText("lexicon / opening rule");
   await expect(page.locator("#crosslingual-labelled tbody")).toContainText("No labels yet");
+  await expect(page.locator("#crosslingual-weighted tbody")).toContainText("No labels drawn by the review sample yet");
 
   // Ten items: nine as the detector said, the third flipped; one key each, and the labeller moves on.
   await page.locator("#crosslingual-labeler").focus();
@@ -52,6 +53,17 @@ test("label ten review items with the keyboard, see kappa, export, reload and im
   // Kappa shown with its interval (a number, not "undefined"), sensitivity with Wilson bounds.
   await expect(lexiconRow.locator("td").nth(5)).toHaveText(/^-?\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]$/);
   await expect(lexiconRow.locator("td").nth(3)).toContainText("[");
+  // The labels were drawn by the review sample: the figures for all answers, weighted by its
+  // strata, are shown beside the sample's own (a rate or a figure with its interval, or the
+  // reason it is undefined, never a bare 0).
+  const figure = /^(\d+\.\d% \[\d+\.\d%, \d+\.\d%\]|undefined: .+)$/;
+  const weightedLexicon = page.locator("#crosslingual-weighted tbody tr").filter({ hasText: "lexicon" }).first();
+  await expect(weightedLexicon.locator("td").nth(2)).toHaveText(figure);
+  await expect(weightedLexicon.locator("td").nth(3)).toHaveText(figure);
+  const rates = page.locator("#crosslingual-weighted-rates li");
+  await expect(rates.first()).toContainText(/^\w+: (true refusal rate \d+\.\d% \[\d+\.\d%, \d+\.\d%\]|no weighted figures)/);
+  await expect(page.locator("#crosslingual-weighted-rates")).toContainText(/true refusal rate \d+\.\d% \[/);
+  await expect(page.locator("#crosslingual-weighted-rates")).toContainText("the deciding detector flagged:");
 
   const [d] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the labels (CSV)" }).click()]);
   const csv = readFileSync(await d.path(), "utf8");

@@ -7,6 +7,8 @@ import { $, download, el, errorMessage, percent, plural, showIn } from "../dom.j
 const pct = (x) => (x == null ? "–" : percent(x));
 const kappaText = (interval, point) =>
   interval ? `${interval.kappa.toFixed(3)} [${interval.low.toFixed(3)}, ${interval.high.toFixed(3)}]` : point == null ? "undefined" : point.toFixed(3);
+/** A two-phase figure: estimate [low, high], or why it is undefined. */
+const figure = (f) => (f.value ? `${percent(f.value.estimate)} [${percent(f.value.low)}, ${percent(f.value.high)}]` : `undefined: ${f.undefined}`);
 const proportion = (p) => (p ? `${percent(p.rate)} [${percent(p.low)}, ${percent(p.high)}] (${p.successes}/${p.n})` : "–");
 
 /**
@@ -122,6 +124,21 @@ export function createCrosslingualLabels(call, refresh) {
         : `none: ${d.not_corrected}` }))));
     $("crosslingual-labelled").querySelector("tbody").replaceChildren(...(rows.length ? rows
       : [el("tr", {}, el("td", { colspan: 8, text: "No labels yet: label the review sample above, or import a labels CSV." }))]));
+    // For all answers: the labels weighted by the review sample's strata, or why not.
+    $("crosslingual-weighted-rates").replaceChildren(...t.labelled.map((l) => el("li", {
+      text: l.weighted
+        ? `${l.language}: true refusal rate ${figure(l.weighted.rate)}; ` +
+          l.weighted.strata.map((s) => `${s.stratum}: ${s.answers} answers, ${s.labelled} labelled, ${s.refusals} refusals`).join("; ") +
+          `; PPV ${figure(l.weighted.ppv)}, NPV ${figure(l.weighted.npv)}`
+        : `${l.language}: no weighted figures: ${l.not_weighted}`,
+    })));
+    const weighted = t.labelled.flatMap((l) => (l.weighted ? l.weighted.detectors : []).map((d) => el("tr", {},
+      el("td", { text: l.language }), el("td", { text: d.detector }),
+      el("td", { class: "num", text: figure(d.sensitivity) }),
+      el("td", { class: "num", text: figure(d.specificity) }),
+      el("td", { class: "num", text: d.kappa == null ? "undefined" : d.kappa.toFixed(3) }))));
+    $("crosslingual-weighted").querySelector("tbody").replaceChildren(...(weighted.length ? weighted
+      : [el("tr", {}, el("td", { colspan: 5, text: "No labels drawn by the review sample yet." }))]));
   }
 
   return { render };
