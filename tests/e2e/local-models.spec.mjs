@@ -4,8 +4,9 @@
 // is fetched only when a local model is first used; the page says what the download costs
 // before it downloads; the vectors feed PERMANOVA; a second visit reads Cache Storage (the mirror
 // serves nothing more); a tampered weight file is refused naming both hashes, and the user's
-// own copy of the files passes the same check. The page's vectors equal `evenhand embed
-// --model-dir`'s on the same texts within 1e-5 (docs/models.md).
+// own copy of the files passes the same check; a download shows progress and can be cancelled.
+// The page's vectors equal `evenhand embed --model-dir`'s on the same texts within 1e-5
+// (docs/models.md).
 import { test, expect } from "@playwright/test";
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -181,6 +182,28 @@ test("a tampered weight file is refused naming both hashes and never kept; the u
     await page.getByLabel(/pick the downloaded files/).setInputFiles(FILES.map((f) => `${MODEL.dir}/${f}`));
     await expect(page.locator("#crosslingual-local-done")).toContainText("36 responses embedded locally", { timeout: 120_000 });
     await expect(page.locator("#crosslingual-local-result")).toContainText(`model.safetensors: sha256 ${PIN} (matches the catalogue's pin)`);
+  } finally {
+    mirror.stop();
+  }
+});
+
+test("a download shows its progress and can be cancelled; nothing half-downloaded is kept", async ({ page }) => {
+  const mirror = await startMirror();
+  try {
+    await references(page, `${mirror.base}/slow`);
+    await embedButton(page).click();
+    await page.getByRole("button", { name: "Download about 91 MB and embed" }).click();
+    const status = page.locator("#crosslingual-local-status");
+    await expect(status).toContainText("Downloading model.safetensors", { timeout: 30_000 });
+    await expect.poll(async () => Number(await page.locator("#crosslingual-local-progress").getAttribute("value"))).toBeGreaterThan(0);
+    await page.locator("#crosslingual-local-cancel").click();
+    await expect(page.locator("#crosslingual-local-result")).toHaveText("Cancelled; the earlier vectors, if any, are kept.");
+    await expect(page.locator("#crosslingual-local-busy")).toBeHidden();
+    const kept = await page.evaluate(async () => (await (await caches.open("evenhand-models-v1")).keys()).map((r) => r.url));
+    expect(kept.some((u) => u.endsWith("/model.safetensors"))).toBe(false);
+    // Not downloaded, so the page asks again before downloading.
+    await embedButton(page).click();
+    await expect(page.locator("#crosslingual-local-confirm")).toBeVisible();
   } finally {
     mirror.stop();
   }

@@ -2,7 +2,8 @@
 
 Serves GET /<owner>/<name>/resolve/<revision>/<file> from DIR (the files of a model folder) with
 Access-Control-Allow-Origin: *, as the hub's CDN answers a plain GET. Under /tampered/... the
-same paths answer with one byte of model.safetensors changed. Anything but a plain GET (HEAD,
+same paths answer with one byte of model.safetensors changed; under /slow/... they arrive in
+1 MB pieces 50 ms apart (a download slow enough to cancel). Anything but a plain GET (HEAD,
 OPTIONS: a preflight the hub's CDN would refuse) answers 405. GET /__stats returns how many times
 each path was served, so a test can tell a download from a Cache Storage hit.
 
@@ -13,6 +14,7 @@ import argparse
 import json
 import sys
 import threading
+import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -38,7 +40,8 @@ class Handler(BaseHTTPRequestHandler):
             refused[path] += 1
             return self.reply(400, b"the hub's CDN refuses Range and Authorization\n", "text/plain")
         tampered = path.startswith("/tampered/")
-        parts = path.removeprefix("/tampered").lstrip("/").split("/")
+        slow = path.startswith("/slow/")
+        parts = path.removeprefix("/tampered").removeprefix("/slow").lstrip("/").split("/")
         # owner / name / resolve / revision / file
         if len(parts) != 5 or parts[2] != "resolve":
             return self.reply(404, b"not found\n", "text/plain")
@@ -51,7 +54,7 @@ class Handler(BaseHTTPRequestHandler):
             body[-1] ^= 0x01  # one bit of the last weight
             body = bytes(body)
         served[path] += 1
-        self.reply(200, body, "application/octet-stream")
+        self.reply(200, body, "application/octet-stream", slow)
 
     def do_HEAD(self):
         refused[urlsplit(self.path).path] += 1
@@ -61,15 +64,21 @@ class Handler(BaseHTTPRequestHandler):
         refused[urlsplit(self.path).path] += 1
         self.reply(405, b"", "text/plain")
 
-    def reply(self, status, body, content_type):
+    def reply(self, status, body, content_type, slow=False):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Access-Control-Allow-Origin", "*")
         self.end_headers()
         try:
-            if self.command != "HEAD":
-                self.wfile.write(body)
+            if self.command == "HEAD":
+                return
+            step = 1 << 20 if slow else len(body) or 1
+            for at in range(0, len(body), step):
+                self.wfile.write(body[at : at + step])
+                if slow:
+                    self.wfile.flush()
+                    time.sleep(0.05)
         except (BrokenPipeError, ConnectionResetError):
             pass
 
