@@ -4,7 +4,7 @@
 #   ./build.sh test    every test layer: native, wasm in headless Chromium, Playwright end to end
 #   ./build.sh dist    a self-contained static folder in dist/ (relative URLs, any sub-path)
 #   ./build.sh bench   the benchmarks under bench/
-#   ./build.sh build [--features bench]   only the three wasm modules (the benchmarks' exports with bench)
+#   ./build.sh build [--features bench]   only the four wasm modules (the benchmarks' exports with bench)
 #   ./build.sh fuzz [SECONDS]   every reader's fuzz target for SECONDS each (default 60)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -90,22 +90,24 @@ bindgen_module() {
   say "wasm $name: $raw bytes raw, $gz bytes gzipped"
 }
 
-# Three modules (docs/architecture.md, "First load"). Two from the one crate, both without the
+# Four modules (docs/architecture.md, "First load"). Two from the one crate, both without the
 # compiled-in datasets: `home`, without the tools' facade, is all the first visit loads;
 # `evenhand`, the full facade, is fetched when a tool is first used. The third,
 # crates/evenhand-parquet, is fetched only when a Parquet file is picked or a Parquet export is
-# asked for. Arguments go to the full module's cargo: `build_wasm --features bench` adds the
-# exports only the benchmarks call.
+# asked for; the fourth, crates/evenhand-models, only when a local model is first used.
+# Arguments go to the full module's cargo: `build_wasm --features bench` adds the exports only
+# the benchmarks call.
 build_wasm() {
   write_version
   copy_data
   need_rust_tools
   need_npm
-  rm -rf www/pkg www/pkg-parquet
+  rm -rf www/pkg www/pkg-parquet www/pkg-models
   local crate=target/wasm32-unknown-unknown/release/evenhand.wasm
   bindgen_module home www/pkg "$crate" --no-default-features
   bindgen_module evenhand www/pkg "$crate" --no-default-features --features tools "$@"
   bindgen_module evenhand_parquet www/pkg-parquet target/wasm32-unknown-unknown/release/evenhand_parquet.wasm -p evenhand-parquet
+  bindgen_module evenhand_models www/pkg-models target/wasm32-unknown-unknown/release/evenhand_models.wasm -p evenhand-models
 }
 
 cmd_serve() {

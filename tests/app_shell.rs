@@ -40,6 +40,10 @@ fn the_shell_lists_every_page_file_and_both_wasm_modules() {
     for built in ["./", "./pkg/home.js", "./pkg/home_bg.wasm", "./pkg/evenhand.js", "./pkg/evenhand_bg.wasm"] {
         assert!(shell.iter().any(|f| f == built), "www/sw.js SHELL lacks {built}");
     }
+    // The lazily loaded modules are not part of a first visit: fetched (and kept) on first use.
+    for lazy in ["./pkg-parquet/", "./pkg-models/"] {
+        assert!(!shell.iter().any(|f| f.starts_with(lazy)), "www/sw.js SHELL installs {lazy} on the first visit");
+    }
 }
 
 #[test]
@@ -69,7 +73,22 @@ fn the_page_links_its_manifest_and_icon() {
 
 /// The Datasets view keeps verified files in a cache of its own (www/dataset-store.js); the
 /// service worker deletes old builds' "evenhand-…" caches on activation and must spare it, or
-/// every update would throw away what the user downloaded.
+/// every update would throw away what the user downloaded. The same for the local models' weights.
+#[test]
+fn the_service_worker_spares_the_models_cache() {
+    let worker = std::fs::read_to_string(Path::new(WWW).join("models-worker.js")).unwrap();
+    let name = worker
+        .split("const CACHE = \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("models-worker.js names its CACHE");
+    let sw = std::fs::read_to_string(Path::new(WWW).join("sw.js")).unwrap();
+    assert!(sw.contains(&format!("const MODELS_CACHE = \"{name}\";")), "sw.js does not name the models cache {name}");
+    let activate = &sw[sw.find("addEventListener(\"activate\"").expect("an activate handler")..];
+    let filter = activate.lines().find(|l| l.contains("caches.delete")).expect("the activate handler deletes caches");
+    assert!(filter.contains("n !== MODELS_CACHE"), "the activate handler would delete the models cache: {filter}");
+}
+
 #[test]
 fn the_service_worker_spares_the_datasets_cache() {
     let store = std::fs::read_to_string(Path::new(WWW).join("dataset-store.js")).unwrap();

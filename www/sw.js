@@ -15,6 +15,8 @@ const BUILD = new URL(self.location.href).searchParams.get("build") || "dev";
 const CACHE = `evenhand-${BUILD}`;
 // The Datasets view's verified files (dataset-store.js): the user's, kept across builds.
 const DATASETS_CACHE = "evenhand-datasets-v1";
+// The local models' checked weight files (models-worker.js): the user's too, kept across builds.
+const MODELS_CACHE = "evenhand-models-v1";
 
 // Every file the page loads. tests/app_shell.rs fails when a module in www/ is missing here.
 const SHELL = [
@@ -32,6 +34,8 @@ const SHELL = [
   "./handover.js",
   "./keys.js",
   "./menu.js",
+  "./models.js",
+  "./models-worker.js",
   "./offline.js",
   "./parquet.js",
   "./parquet-worker.js",
@@ -53,6 +57,7 @@ const SHELL = [
   "./views/datasets.js",
   "./views/crosslingual-dashboard.js",
   "./views/crosslingual-labels.js",
+  "./views/crosslingual-local.js",
   "./views/crosslingual-runs.js",
   "./views/crosslingual.js",
   "./views/design.js",
@@ -84,6 +89,7 @@ const SHELL = [
   // Not ./pkg-parquet/: the Parquet module (about 1 MB gzipped) is fetched the first time a
   // Parquet file is picked or asked for, and kept then by the fetch handler below, so a
   // visitor who never uses Parquet never downloads it.
+  // Nor ./pkg-models/ (the local models, several MB): fetched when a local model is first used.
 ];
 // Written by ./build.sh; a bare checkout may lack them, which must not stop the install. The
 // tools' built-in datasets (src/builtin.rs's FILES; tests/builtin_data.rs keeps the lists equal)
@@ -126,7 +132,7 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       const names = await caches.keys();
-      await Promise.all(names.filter((n) => n.startsWith("evenhand-") && n !== CACHE && n !== DATASETS_CACHE).map((n) => caches.delete(n)));
+      await Promise.all(names.filter((n) => n.startsWith("evenhand-") && n !== CACHE && n !== DATASETS_CACHE && n !== MODELS_CACHE).map((n) => caches.delete(n)));
       await sw.clients.claim();
     })(),
   );

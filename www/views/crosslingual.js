@@ -5,6 +5,7 @@ import { $, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { buildLabel } from "../build-info.js";
 import { createCrosslingualDashboard } from "./crosslingual-dashboard.js";
 import { createCrosslingualLabels } from "./crosslingual-labels.js";
+import { createCrosslingualLocal } from "./crosslingual-local.js";
 import { createCrosslingualRuns } from "./crosslingual-runs.js";
 import { handToRun } from "../handover.js";
 import { readFile } from "../read-file.js";
@@ -238,6 +239,7 @@ export function createCrosslingual(call) {
 
   const setup = createCrosslingualSetup(call, refresh);
   createCrosslingualRuns(call, refresh);
+  createCrosslingualLocal(call, refresh);
 
   // PERMANOVA: the worker's session hands out one test at a time; its permutations run on every
   // core in the PERMANOVA pool, and its report goes back to the session, which applies the

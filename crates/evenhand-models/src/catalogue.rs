@@ -206,6 +206,9 @@ pub const MODELS: &[Model] = &[
     },
 ];
 
+/// The Hugging Face hub's origin.
+pub const HUB: &str = "https://huggingface.co";
+
 pub fn find(name: &str) -> Option<&'static Model> {
     MODELS.iter().find(|m| m.name == name)
 }
@@ -218,7 +221,17 @@ impl Model {
 
     /// The plain-GET URL of one of its files on the hub.
     pub fn url(&self, file: &ModelFile) -> String {
-        format!("https://huggingface.co/{}/resolve/{}/{}", self.repository, self.revision(), file.path)
+        format!("{HUB}/{}/resolve/{}/{}", self.repository, self.revision(), file.path)
+    }
+
+    /// The same file under a mirror's origin (`base`, e.g. a test server on 127.0.0.1, which keeps
+    /// the hub's paths); the hub's URL when `base` is empty.
+    pub fn url_at(&self, file: &ModelFile, base: &str) -> String {
+        let url = self.url(file);
+        match base.trim_end_matches('/') {
+            "" => url,
+            b => format!("{b}{}", &url[HUB.len()..]),
+        }
     }
 
     pub fn file(&self, path: &str) -> Option<&'static ModelFile> {
@@ -249,6 +262,13 @@ mod tests {
         assert_eq!(
             m.url(m.file("model.safetensors").unwrap()),
             "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/model.safetensors"
+        );
+        // A mirror keeps the hub's paths; an empty base is the hub itself.
+        let f = m.file("tokenizer.json").unwrap();
+        assert_eq!(m.url_at(f, ""), m.url(f));
+        assert_eq!(
+            m.url_at(f, "http://127.0.0.1:9/tampered/"),
+            "http://127.0.0.1:9/tampered/sentence-transformers/all-MiniLM-L6-v2/resolve/main/tokenizer.json"
         );
     }
 }

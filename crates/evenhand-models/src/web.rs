@@ -1,0 +1,142 @@
+//! The third wasm module's facade (www/pkg-models/): the page fetches it only when a local model
+//! is first used, in its own worker (www/models-worker.js). Serde structs in and out; the bytes
+//! come from the page (network, Cache Storage or the user's files) and are checked here, in
+//! Rust, against the catalogue's sha256 before a byte is parsed. Errors are messages, never traps.
+
+use crate::catalogue::{self, Model};
+use crate::embed::{Embedder, ModelFiles, NamedBytes};
+use crate::pin::{self, Verdict};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// One file of a catalogue model, as the page fetches it.
+#[derive(Serialize)]
+struct FileSpec {
+    path: &'static str,
+    /// The hub's URL, or the same path under `base` when the page names a mirror.
+    url: String,
+    bytes: Option<u64>,
+    sha256: Option<&'static str>,
+}
+
+/// What the page shows before it downloads, and what it needs to fetch.
+#[derive(Serialize)]
+struct ModelSpec {
+    name: &'static str,
+    repository: &'static str,
+    revision: &'static str,
+    license: &'static str,
+    languages_note: &'static str,
+    download_mb: u32,
+    parameters: u64,
+    note: &'static str,
+    files: Vec<FileSpec>,
+}
+
+/// Serde to a plain JS object (maps too: `#[serde(flatten)]` writes a map, which
+/// serde-wasm-bindgen would otherwise make a JS `Map`).
+fn to_js(value: &impl Serialize) -> Result<JsValue, JsError> {
+    let s = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    value.serialize(&s).map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn model(name: &str) -> Result<&'static Model, JsError> {
+    catalogue::find(name).ok_or_else(|| JsError::new(&format!("no model named {name:?} in the model catalogue")))
+}
+
+/// The catalogue entry of `name`, each file's URL under `base` (a mirror, e.g. the tests' server
+/// on 127.0.0.1, at the same path the hub uses) when it is not empty.
+#[wasm_bindgen]
+pub fn model_spec(name: &str, base: &str) -> Result<JsValue, JsError> {
+    let m = model(name)?;
+    let files = m
+        .files
+        .iter()
+        .map(|f| FileSpec { path: f.path, url: m.url_at(f, base), bytes: f.bytes, sha256: f.sha256 })
+        .collect();
+    let spec = ModelSpec {
+        name: m.name,
+        repository: m.repository,
+        revision: m.revision(),
+        license: m.license,
+        languages_note: m.languages_note,
+        download_mb: m.download_mb,
+        parameters: m.parameters,
+        note: m.note,
+        files,
+    };
+    to_js(&spec)
+}
+
+/// One file's bytes against its pin (before the page keeps it in Cache Storage): its verdict,
+/// or the error that names the file and both hashes.
+#[wasm_bindgen]
+pub fn check_file(name: &str, path: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
+    let m = model(name)?;
+    let expected = m.file(path).and_then(|f| f.sha256);
+    let verdict = pin::check(path, bytes, expected).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&verdict)
+}
+
+/// A loaded embedding model: one per worker at a time (the worker drops the old one first).
+#[wasm_bindgen]
+pub struct LocalEmbedder {
+    name: &'static str,
+    inner: Embedder,
+}
+
+#[derive(Serialize)]
+struct Loaded<'a> {
+    name: &'a str,
+    dimension: usize,
+    files: Vec<FileVerdict<'a>>,
+}
+
+#[derive(Serialize)]
+struct FileVerdict<'a> {
+    file: &'a str,
+    #[serde(flatten)]
+    verdict: &'a Verdict,
+    pinned: bool,
+}
+
+#[wasm_bindgen]
+impl LocalEmbedder {
+    /// Checks the three files against the catalogue's pins, then parses them.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str, config: Vec<u8>, weights: Vec<u8>, tokenizer: Vec<u8>) -> Result<LocalEmbedder, JsError> {
+        let m = model(name)?;
+        let named = |path: &str, bytes: Vec<u8>| NamedBytes {
+            name: path.to_string(),
+            bytes,
+            sha256: m.file(path).and_then(|f| f.sha256).map(String::from),
+        };
+        let files = ModelFiles {
+            config: named("config.json", config),
+            weights: named("model.safetensors", weights),
+            tokenizer: named("tokenizer.json", tokenizer),
+        };
+        let inner = Embedder::load(files, m.normalise).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(LocalEmbedder { name: m.name, inner })
+    }
+
+    /// The model's name, vector size and each file's sha256 verdict, for the page's report.
+    pub fn describe(&self) -> Result<JsValue, JsError> {
+        let files = self
+            .inner
+            .provenance()
+            .iter()
+            .map(|(file, verdict)| FileVerdict { file, verdict, pinned: verdict.is_pinned() })
+            .collect();
+        let loaded = Loaded { name: self.name, dimension: self.inner.dimension(), files };
+        to_js(&loaded)
+    }
+
+    /// The vectors of `texts`, row after row (texts.len() x dimension). The worker calls this a
+    /// few texts at a time, so it can report progress and hear a cancel between calls.
+    pub fn embed(&self, texts: Vec<String>) -> Result<Vec<f32>, JsError> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = self.inner.embed(&refs, |_| {}).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(vectors.concat())
+    }
+}
