@@ -77,12 +77,12 @@ copy_data() {
 # rest goes to cargo. A new module (a lazily loaded reader, say) is one more line in build_wasm.
 bindgen_module() {
   local name=$1 out=$2 wasm=$3; shift 3
-  say "building the wasm module $name (release)"
-  cargo build --lib --target wasm32-unknown-unknown --release "$@"
+  say "building the wasm module $name (${PROFILE:-release})"
+  cargo build --lib --target wasm32-unknown-unknown --profile "${PROFILE:-release}" "$@"
   # Its TypeScript declarations ($out/$name.d.ts) are what the lint step checks the page against.
   wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$wasm"
   # binaryen from npm: Debian's binaryen 108 silently breaks wasm-bindgen 0.2.130 output.
-  npx --no-install wasm-opt -Oz --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  npx --no-install wasm-opt "${OPT:--Oz}" --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
   local raw gz
   raw=$(stat -c %s "$out/${name}_bg.wasm")
@@ -107,7 +107,11 @@ build_wasm() {
   bindgen_module home www/pkg "$crate" --no-default-features
   bindgen_module evenhand www/pkg "$crate" --no-default-features --features tools "$@"
   bindgen_module evenhand_parquet www/pkg-parquet target/wasm32-unknown-unknown/release/evenhand_parquet.wasm -p evenhand-parquet
-  bindgen_module evenhand_models www/pkg-models target/wasm32-unknown-unknown/release/evenhand_models.wasm -p evenhand-models
+  # Its own profile (Cargo.toml's [profile.models]: no LTO, 16 codegen units, all at opt-level 3)
+  # and a lighter wasm-opt: with release's LTO in one unit, candle and tokenizers took ~10
+  # minutes of a fresh clone's test run to build; it is fetched lazily, so size matters less.
+  PROFILE=models OPT=-O2 bindgen_module evenhand_models www/pkg-models \
+    target/wasm32-unknown-unknown/models/evenhand_models.wasm -p evenhand-models
 }
 
 cmd_serve() {
@@ -148,8 +152,8 @@ cmd_test() {
 
   say "lint: cargo fmt --check, cargo clippy -D warnings, tsc (the page against the wasm's types)"
   if ! cargo fmt --all -- --check; then echo "cargo fmt: run cargo fmt" >&2; status=1; fi
-  if ! cargo clippy --workspace --all-targets -q -- -D warnings; then status=1; fi
-  if ! cargo clippy --lib --features bench -q -- -D warnings; then status=1; fi
+  # One pass with the benchmarks' exports on (no code is compiled only without them).
+  if ! cargo clippy --workspace --all-targets --features bench -q -- -D warnings; then status=1; fi
   if ! npx --no-install tsc -p jsconfig.json; then status=1; fi
 
   # Layer 1 includes the bounded fuzz pass (tests/fuzz_corpus.rs: every reader's seed corpus
