@@ -103,15 +103,22 @@ build_wasm() {
   need_rust_tools
   need_npm
   rm -rf www/pkg www/pkg-parquet www/pkg-models
+  # The models module first, in the background: its own profile (Cargo.toml's [profile.models]:
+  # no LTO, 16 codegen units, all at opt-level 3) and a lighter wasm-opt, since it is fetched
+  # lazily and size matters less. Its own profile also means its own cargo lock, so it fills the
+  # core that the release modules' one-unit LTO leaves idle (it was ~5 minutes of a fresh clone's
+  # test run on its own).
+  local models_log="$ROOT/target/tmp/models-build.log"
+  (PROFILE=models OPT=-O2 bindgen_module evenhand_models www/pkg-models \
+    target/wasm32-unknown-unknown/models/evenhand_models.wasm -p evenhand-models) >"$models_log" 2>&1 &
+  local models_pid=$!
   local crate=target/wasm32-unknown-unknown/release/evenhand.wasm
   bindgen_module home www/pkg "$crate" --no-default-features
   bindgen_module evenhand www/pkg "$crate" --no-default-features --features tools "$@"
   bindgen_module evenhand_parquet www/pkg-parquet target/wasm32-unknown-unknown/release/evenhand_parquet.wasm -p evenhand-parquet
-  # Its own profile (Cargo.toml's [profile.models]: no LTO, 16 codegen units, all at opt-level 3)
-  # and a lighter wasm-opt: with release's LTO in one unit, candle and tokenizers took ~10
-  # minutes of a fresh clone's test run to build; it is fetched lazily, so size matters less.
-  PROFILE=models OPT=-O2 bindgen_module evenhand_models www/pkg-models \
-    target/wasm32-unknown-unknown/models/evenhand_models.wasm -p evenhand-models
+  say "waiting for the models module (its log: $models_log)"
+  if ! wait "$models_pid"; then cat "$models_log" >&2; echo "the models module did not build (above)" >&2; exit 1; fi
+  grep -E '==>|error' "$models_log" || true
 }
 
 cmd_serve() {
