@@ -56,13 +56,17 @@ export const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.
 
 /** Starts the mock provider (tests/mock/mock_provider.py) on a free port with `args`;
  *  resolves to {base, stats(), stop()}. */
-export function startMock(args = []) {
-  const proc = spawn("python3", ["tests/mock/mock_provider.py", "--port", "0", "--max-seconds", "600", ...args],
+export const startMock = (args = []) => startServer("tests/mock/mock_provider.py", args);
+
+/** Starts a python server of the tests on a free port (it prints LISTENING <port>); resolves to
+ *  its base URL, its /__stats and a stop. */
+export function startServer(script, args = []) {
+  const proc = spawn("python3", [script, "--port", "0", "--max-seconds", "600", ...args],
     { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let out = "";
     proc.on("error", reject);
-    proc.on("exit", (code) => reject(new Error(`the mock exited (${code}) before listening`)));
+    proc.on("exit", (code) => reject(new Error(`${script} exited (${code}) before listening`)));
     proc.stdout.on("data", (chunk) => {
       out += chunk;
       const m = out.match(/LISTENING (\d+)/);

@@ -8,11 +8,11 @@
 // The page's vectors equal `evenhand embed --model-dir`'s on the same texts within 1e-5
 // (docs/models.md).
 import { test, expect } from "@playwright/test";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { CLI } from "./cli.mjs";
-import { downloadText, open, shot, tab, watchErrors } from "./helpers.mjs";
+import { downloadText, open, shot, startServer, tab, watchErrors } from "./helpers.mjs";
 
 const VENV_PY = "target/models-venv/bin/python";
 const TOPIC = "tests/fixtures/crosslingual/Torture.json"; // an MSQAD topic file: 36 reference responses
@@ -43,22 +43,7 @@ if (!MODEL.dir) console.log(`local-models.spec.mjs skips: ${MODEL.why}`);
 test.skip(!MODEL.dir, `no real all-MiniLM-L6-v2 files: ${MODEL.why}`);
 
 /** Starts the mirror on a free port; resolves to {base, stats(), stop()}. */
-function startMirror() {
-  const proc = spawn("python3", ["tests/e2e/models_mirror.py", "--port", "0", "--dir", MODEL.dir, "--max-seconds", "600"],
-    { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    proc.on("error", reject);
-    proc.on("exit", (code) => reject(new Error(`the mirror exited (${code}) before listening`)));
-    proc.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/LISTENING (\d+)/);
-      if (!m) return;
-      const base = `http://127.0.0.1:${m[1]}`;
-      resolve({ base, stats: async () => (await fetch(`${base}/__stats`)).json(), stop: () => proc.kill("SIGTERM") });
-    });
-  });
-}
+const startMirror = () => startServer("tests/e2e/models_mirror.py", ["--dir", MODEL.dir]);
 
 const REPO = "/sentence-transformers/all-MiniLM-L6-v2/resolve/main";
 const FILES = ["config.json", "model.safetensors", "tokenizer.json"];
