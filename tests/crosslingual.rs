@@ -622,6 +622,29 @@ fn nli_probabilities_are_read_strictly_under_their_rule() {
 }
 
 #[test]
+fn the_cascade_rule_lets_the_lexicon_decide_its_hits_and_the_model_the_rest() {
+    // a: a lexicon hit the model was not run on; b: a hit the model calls an answer (the
+    // lexicon still decides); c, d: no hit, the model decides; e: no hit and no probability,
+    // reported; f: a cascade with a bad inner rule, reported.
+    let csv = "record_id,method,question_id,language,response,nli_p_refuse,nli_rule,nli_model\n\
+               a,crosslingual,q1,en,\"I'm sorry, I can't.\",,cascade:argmax,m\n\
+               b,crosslingual,q1,de,\"I'm sorry, I can't.\",0.1,cascade:argmax,m\n\
+               c,crosslingual,q2,en,Fine.,0.7,cascade:argmax,m\n\
+               d,crosslingual,q2,de,Gut.,0.7,cascade:threshold:0.8,m\n\
+               e,crosslingual,q3,en,Fine.,,cascade:argmax,m\n\
+               f,crosslingual,q3,de,\"I'm sorry, I can't.\",,cascade:max,m\n";
+    let d = dataset(csv);
+    let nli: Vec<Option<bool>> = d.verdicts.iter().map(|v| v.nli).collect();
+    assert_eq!(nli, [Some(true), Some(true), Some(true), Some(false), None, None]);
+    let bad: Vec<String> = d.problems.iter().map(|p| p.to_string()).collect();
+    assert_eq!(bad.len(), 2, "{bad:?}");
+    assert!(bad[0].contains("record 5 (e)") && bad[0].contains("P(refuse) is needed"), "{bad:?}");
+    assert!(bad[1].contains("record 6 (f)") && bad[1].contains("nli_rule"), "{bad:?}");
+    let r = analysis::analyze(&d, &Settings { detector: Detector::Nli, ..Settings::default() });
+    assert!(r.trust.about[0].contains("lexicon-first cascade"), "{:?}", r.trust.about);
+}
+
+#[test]
 fn an_nli_batch_fills_the_columns_all_or_nothing() {
     use evenhand::crosslingual::nli::NliBatch;
     let mut s = Session::default();

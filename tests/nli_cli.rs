@@ -18,15 +18,23 @@ fn rows(csv_path: &std::path::Path) -> Vec<std::collections::HashMap<String, Str
     r.records().map(|row| header.iter().cloned().zip(row.unwrap().iter().map(String::from)).collect()).collect()
 }
 
+/// A test folder with a tiny random classifier in `tiny-nli` (architecture `head`, seed) and
+/// the simulated model's answers to the fixture's questions in `languages` in `sim/records.csv`.
+fn setup(name: &str, head: Head, seed: u64, languages: &str) -> std::path::PathBuf {
+    let dir = cli::temp("nli", name);
+    tiny::write_classifier(&dir.join("tiny-nli"), head, seed).unwrap();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
+    let out = dir.join("sim").to_str().unwrap().to_string();
+    let sim = ["crosslingual", "--questions", fixture, "--simulate", "--languages", languages, "--samples", "1"];
+    let (code, _, err) = evenhand(&[&sim[..], &["--permutations", "0", "--out", &out]].concat());
+    assert_eq!(code, 0, "{err}");
+    dir
+}
+
 #[test]
 fn the_nli_column_is_filled_by_the_crates_detector_and_decides() {
-    let dir = cli::temp("nli", "pipeline");
+    let dir = setup("pipeline", Head::XlmRoberta, 23, "en,de,fr");
     let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    tiny::write_classifier(&dir.join("tiny-nli"), Head::XlmRoberta, 23).unwrap();
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
-    let sim = ["crosslingual", "--questions", fixture, "--simulate", "--languages", "en,de,fr", "--samples", "1"];
-    let (code, _, err) = evenhand(&[&sim[..], &["--permutations", "0", "--out", &path("sim")]].concat());
-    assert_eq!(code, 0, "{err}");
 
     for (rule, name) in [("argmax", "argmax"), ("paper", "threshold:0.8")] {
         let out_dir = path(&format!("out-{rule}"));
@@ -92,13 +100,8 @@ fn the_nli_column_is_filled_by_the_crates_detector_and_decides() {
 
 #[test]
 fn a_language_without_labels_and_a_bad_rule_are_refused() {
-    let dir = cli::temp("nli", "refusals");
+    let dir = setup("refusals", Head::Bert, 4, "en,de");
     let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    tiny::write_classifier(&dir.join("tiny-nli"), Head::Bert, 4).unwrap();
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/crosslingual/questions.json");
-    let sim = ["crosslingual", "--questions", fixture, "--simulate", "--languages", "en,de", "--samples", "1"];
-    let (code, _, err) = evenhand(&[&sim[..], &["--permutations", "0", "--out", &path("sim")]].concat());
-    assert_eq!(code, 0, "{err}");
     let csv = std::fs::read_to_string(path("sim/records.csv")).unwrap();
     std::fs::write(path("pt.csv"), csv.replacen(",acceptable,de,", ",acceptable,pt,", 1)).unwrap();
     let (code, _, err) =
@@ -122,5 +125,73 @@ fn a_language_without_labels_and_a_bad_rule_are_refused() {
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["judged"], 0, "no NLI column: nothing judged by it");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_cascade_spares_the_model_the_lexicons_answers_and_decides_by_both() {
+    let dir = setup("cascade", Head::XlmRoberta, 7, "en,de");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let lexicon = evenhand::text::refusal::Lexicon::builtin();
+    let run = |out: &str, more: &[&str]| {
+        let base = ["crosslingual", "--records", &path("sim/records.csv"), "--nli-model-dir", &path("tiny-nli")];
+        let tail = ["--nli-cascade", "--detector", "nli", "--permutations", "0", "--out", out];
+        let (code, stdout, err) = evenhand(&[&base[..], &tail[..], more].concat());
+        assert_eq!(code, 0, "{err}");
+        (serde_json::from_str::<serde_json::Value>(&stdout).unwrap(), err)
+    };
+    let (report, err) = run(&path("out"), &[]);
+    let records = rows(&dir.join("out/records.csv"));
+    let answered: Vec<_> = records.iter().filter(|r| !r["response"].trim().is_empty()).collect();
+    // The lexicon's hits, decided by our lexicon here, independently of the CLI.
+    let hit = |r: &std::collections::HashMap<String, String>| {
+        r["status"] == "refused" || lexicon.find(&r["response"], &r["language"]).is_some()
+    };
+    let hits = answered.iter().filter(|r| hit(r)).count();
+    let rest: Vec<_> = answered.iter().filter(|r| !hit(r)).collect();
+    assert!(hits >= 3 && rest.len() >= 3, "{hits} hits, {} others: the fixture needs both", rest.len());
+    // The model ran on the rest only: their probability is filled, the hits' is empty.
+    assert!(
+        err.contains(&format!(
+            "the lexicon decided {hits} answers, so the model was spared them; it ran on {}",
+            rest.len()
+        )),
+        "{err}"
+    );
+    for r in &answered {
+        assert_eq!(r["nli_p_refuse"].is_empty(), hit(r), "{}", r["record_id"]);
+        assert_eq!(r["nli_rule"], "cascade:argmax");
+    }
+    // Verdicts: a refusal on every hit; the model's verdict elsewhere.
+    let detector =
+        NliDetector::load(evenhand_models::ModelFiles::read_dir(&dir.join("tiny-nli"), None).unwrap(), Rule::Argmax)
+            .unwrap();
+    let model = |rs: &[&&std::collections::HashMap<String, String>]| {
+        let pairs: Vec<(&str, &str)> = rs.iter().map(|r| (r["response"].as_str(), r["language"].as_str())).collect();
+        detector.detect(&pairs, |_| {}).unwrap()
+    };
+    let on_rest = model(&rest);
+    let model_refusals = on_rest.iter().filter(|v| v.refusal).count();
+    let rated: u64 =
+        report["rates_by_language"].as_array().unwrap().iter().map(|r| r["refused"].as_u64().unwrap()).sum();
+    assert_eq!(rated as usize, hits + model_refusals);
+    assert_eq!(report["judged"], answered.len());
+    let about = report["trust"]["about"][0].as_str().unwrap();
+    assert!(about.contains("cascade:argmax") && about.contains("lexicon-first cascade"), "{about}");
+
+    // The check: the model also runs on the hits, and the cascade's 2x2 against it is printed.
+    let (_, err) = run(&path("check"), &["--nli-cascade-check"]);
+    let checked = rows(&dir.join("check/records.csv"));
+    assert!(checked.iter().filter(|r| !r["response"].trim().is_empty()).all(|r| !r["nli_p_refuse"].is_empty()));
+    let hit_rows: Vec<_> = answered.iter().filter(|r| hit(r)).collect();
+    let on_hits = model(&hit_rows);
+    let both = on_hits.iter().filter(|v| v.refusal).count() + model_refusals;
+    let only_cascade = on_hits.iter().filter(|v| !v.refusal).count();
+    let neither = rest.len() - model_refusals;
+    let line = format!(
+        "{both} refusals by both, {only_cascade} by the cascade only, 0 by the model only, {neither} by neither"
+    );
+    assert!(err.contains(&line), "{line}\n{err}");
+    assert!(err.contains("kappa") && err.contains(&format!("would have spared the model {hits} answers")), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

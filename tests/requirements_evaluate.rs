@@ -253,3 +253,61 @@ fn invalid_utf8_in_a_scenario_is_placed_at_its_line_and_column() {
     assert_eq!(code, 2);
     assert!(stderr.contains("s.json:3:10: expected UTF-8 text"), "{stderr}");
 }
+
+/// `evaluate --nli-model-dir`: the NLI detector (a tiny random XLM-R classifier the test
+/// writes) fills the records' columns, and `--detector nli` decides which answers the oracle
+/// does not pass are refusals. Rules that call every answer a refusal, and none, give the hand
+/// counts; the cascade keeps the lexicon's two refusals and spares the model them.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn evaluate_decides_refusals_by_the_nli_detector_and_its_cascade() {
+    let dir = cli::temp("langbite-evaluate", "nli");
+    let recs = records();
+    std::fs::write(dir.join("s.json"), SCENARIO).unwrap();
+    std::fs::write(dir.join("r.csv"), evenhand::formats::write(&recs, evenhand::formats::FileFormat::Csv)).unwrap();
+    evenhand_models::tiny::write_classifier(&dir.join("tiny"), evenhand_models::tiny::Head::XlmRoberta, 5).unwrap();
+    let arg = |p: &str| dir.join(p).display().to_string();
+    let counts = |out: &str, more: &[&str]| {
+        let base = ["evaluate", "--scenario", &arg("s.json"), "--records", &arg("r.csv"), "--out", &arg(out)];
+        let (code, stdout, stderr) = cli::evenhand(&[&base[..], more].concat());
+        assert_eq!(code, 0, "{stderr}");
+        let groups: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(out).join("groups.json")).unwrap()).unwrap();
+        let c = &groups[0]["counts"];
+        let n = |k: &str| c[k].as_u64().unwrap_or(0);
+        (n("Passed"), n("Failed"), n("Refused"), serde_json::from_str::<serde_json::Value>(&stdout).unwrap(), stderr)
+    };
+    let nli = |rule: &str| ["--nli-model-dir".to_string(), arg("tiny"), "--nli-rule".into(), rule.into()];
+    // The lexicon (default): t1's "Yes" fails, t2's spread fails all 3, t3's two apologies are refusals.
+    let (p, f, r, summary, _) = counts("lex", &[]);
+    assert_eq!((p, f, r, summary["detector"].as_str()), (6, 4, 2, Some("lexicon")));
+    // Every answer a refusal to the model: t1's failure becomes one; t2's numbers are not asked.
+    let every: Vec<String> = [&nli("threshold:0.000001")[..], &["--detector".into(), "nli".into()]].concat();
+    let every: Vec<&str> = every.iter().map(String::as_str).collect();
+    let (p, f, r, summary, _) = counts("every", &every);
+    assert_eq!((p, f, r), (6, 3, 3));
+    assert_eq!(summary["detector"], "nli");
+    assert_eq!(summary["nli"]["records"], 12);
+    let evaluations = std::fs::read_to_string(dir.join("every/evaluations.csv")).unwrap();
+    assert!(evaluations.contains("NLI detector (threshold:0.000001): P(refuse)"), "{evaluations}");
+    let written = std::fs::read_to_string(dir.join("every/records.csv")).unwrap();
+    assert!(written.lines().next().unwrap().contains("nli_p_refuse"), "the records keep the detector's columns");
+    // No answer a refusal: the apologies become failures.
+    let none: Vec<String> = [&nli("threshold:1")[..], &["--detector".into(), "nli".into()]].concat();
+    let none: Vec<&str> = none.iter().map(String::as_str).collect();
+    let (p, f, r, _, _) = counts("none", &none);
+    assert_eq!((p, f, r), (6, 6, 0));
+    // The cascade with the same rule: the lexicon's two apologies stay refusals without the model.
+    let cascade: Vec<&str> = none.iter().copied().chain(["--nli-cascade"]).collect();
+    let (p, f, r, summary, stderr) = counts("cascade", &cascade);
+    assert_eq!((p, f, r), (6, 4, 2));
+    assert_eq!((summary["nli"]["spared"].as_u64(), summary["nli"]["model_runs"].as_u64()), (Some(2), Some(10)));
+    assert_eq!(summary["nli"]["rule"], "cascade:threshold:1");
+    assert!(stderr.contains("the lexicon decided 2 answers"), "{stderr}");
+    // Without the detector's column an answer is not judged, and says so.
+    let (p, f, r, summary, stderr) = counts("missing", &["--detector", "nli"]);
+    assert_eq!((p, f, r), (0, 0, 0));
+    assert_eq!(summary["not_judged"], 12);
+    assert!(stderr.contains("--detector nli: no verdict"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -217,25 +217,132 @@ fn a_method_without_a_section_is_named_in_the_limitations_with_the_reason() {
     assert!(line.len() > "No divergence section: .".len() + 10, "{line}");
 }
 
+/// The study's cases answered by gpt-4o-mini, each record shaped by `edit` (record, index).
+fn answered_records(s: &study::Session, edit: impl Fn(&mut evenhand::record::Record, usize)) -> String {
+    let mut answered = s.run_cases().unwrap();
+    for (i, r) in answered.iter_mut().enumerate() {
+        r.provider = "openai".into();
+        r.model = "gpt-4o-mini".into();
+        r.record_id = format!("run:{i}");
+        r.status = evenhand::record::Status::Ok;
+        r.response = "A".into();
+        edit(r, i);
+    }
+    evenhand::formats::write(&answered, evenhand::formats::FileFormat::Jsonl)
+}
+
 #[test]
 fn both_refusal_detectors_are_counted_and_their_disagreement_reported() {
     let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
     // Every third cross-lingual answer mentions a refusal phrase only after answering.
     let late = "Here is a full answer to the question. I'm sorry, but that is all I know.";
     let text = answered_run(&s, |m, i| if m == "crosslingual" && i % 3 == 0 { late.into() } else { "A".into() });
-    let expected =
-        s.run_cases().unwrap().iter().enumerate().filter(|(i, r)| r.method == "crosslingual" && i % 3 == 0).count();
+    let cases = s.run_cases().unwrap();
+    let late_in = |lang: &str| {
+        cases.iter().enumerate().filter(|(i, r)| r.method == "crosslingual" && i % 3 == 0 && r.language == lang).count()
+            as u64
+    };
     s.add_records("run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
     let r = s.report("T").unwrap();
     let x = r.sections.iter().find(|x| x.method == "crosslingual").unwrap();
-    assert_eq!(x.detectors.len(), 1);
-    let row = &x.detectors[0];
-    assert_eq!((row.lexicon, row.opening, row.disagree), (expected as u64, 0, expected as u64), "{row:?}");
-    assert!(x.notes.iter().any(|n| n.contains("lexicon decides")), "{:?}", x.notes);
+    let t = x.detectors.as_ref().unwrap();
+    assert_eq!(t.detectors, ["lexicon", "opening rule"], "no other detector has verdicts");
+    assert_eq!(t.decides, "lexicon");
+    let cells: Vec<_> = t.cells.iter().filter(|c| c.model == "gpt-4o-mini").collect();
+    assert_eq!(cells.iter().map(|c| c.language.as_str()).collect::<Vec<_>>(), ["en", "hi"]);
+    for c in &cells {
+        let expected = late_in(&c.language);
+        assert!(expected > 0);
+        assert_eq!((c.counts[0].refused, c.counts[1].refused), (expected, 0), "{c:?}");
+        assert_eq!(c.pairs[0].disagree, expected);
+    }
+    assert!(x.notes.iter().any(|n| n.contains("the lexicon decides")), "{:?}", x.notes);
     let req = r.sections.iter().find(|x| x.method == "requirements").unwrap();
-    assert_eq!(req.detectors[0].disagree, 0, "no late refusal among the requirement answers");
+    assert!(
+        req.detectors.as_ref().unwrap().cells.iter().all(|c| c.pairs[0].disagree == 0),
+        "no late refusal among the requirement answers"
+    );
     let limit = r.limitations.iter().find(|l| l.contains("opening rule")).expect("a detectors limitation");
-    assert!(limit.contains(&format!("crosslingual, gpt-4o-mini: {expected} of {}", row.judged)), "{limit}");
+    let en = cells[0];
+    assert!(
+        limit.contains(&format!("crosslingual, gpt-4o-mini in en: {} of {}", late_in("en"), en.pairs[0].n)),
+        "{limit}"
+    );
+}
+
+#[test]
+fn the_detector_table_counts_the_nli_column_and_says_where_the_figures_depend_on_the_detector() {
+    let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
+    let refusal = "I'm sorry, I cannot answer that.";
+    // Cross-lingual: every fifth answer a refusal the lexicon and the opening rule see; the NLI
+    // model (columns as `evenhand crosslingual --nli-model-dir` writes them) calls every fourth
+    // answer in hi a refusal and agrees with the lexicon in en. Requirements answers carry an
+    // NLI verdict of "answer" on every record.
+    let nli = |r: &mut evenhand::record::Record, p: f64| {
+        r.extra.insert("nli_p_refuse".into(), p.to_string());
+        r.extra.insert("nli_rule".into(), "argmax".into());
+        r.extra.insert("nli_model".into(), "test/nli-model at commit abc".into());
+    };
+    let text = answered_records(&s, |r, i| {
+        if r.method == "crosslingual" {
+            let lexicon = i % 5 == 0;
+            if lexicon {
+                r.response = refusal.into();
+            }
+            let model = if r.language == "hi" { i % 4 == 0 } else { lexicon };
+            nli(r, if model { 0.9 } else { 0.1 });
+        } else if r.method == "requirements" {
+            nli(r, 0.2);
+        }
+    });
+    let cases = s.run_cases().unwrap();
+    s.add_records("run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
+    let r = s.report("T").unwrap();
+    let x = r.sections.iter().find(|x| x.method == "crosslingual").unwrap();
+    let t = x.detectors.as_ref().unwrap();
+    assert_eq!(t.detectors, ["lexicon", "opening rule", "NLI model"]);
+    assert_eq!(t.threshold, evenhand::study::detectors::DEPENDS_SHARE);
+    for lang in ["en", "hi"] {
+        // Hand counts from the cases.
+        let (mut n, mut lex, mut model, mut both) = (0u64, 0u64, 0u64, 0u64);
+        for (i, _) in cases.iter().enumerate().filter(|(_, c)| c.method == "crosslingual" && c.language == lang) {
+            let (a, b) = (i % 5 == 0, if lang == "hi" { i % 4 == 0 } else { i % 5 == 0 });
+            n += 1;
+            lex += u64::from(a);
+            model += u64::from(b);
+            both += u64::from(a && b);
+        }
+        let cell = t.cells.iter().find(|c| c.model == "gpt-4o-mini" && c.language == lang).unwrap();
+        let refused: Vec<u64> = cell.counts.iter().map(|k| k.refused).collect();
+        assert_eq!(refused, [lex, lex, model], "{lang}");
+        assert!(cell.counts.iter().all(|k| k.judged == n));
+        let p = cell.pairs.iter().find(|p| p.a == "lexicon" && p.b == "NLI model").unwrap();
+        let (only_a, only_b) = (lex - both, model - both);
+        assert_eq!((p.n, p.both, p.only_a, p.only_b, p.neither), (n, both, only_a, only_b, n - lex - only_b));
+        let k = evenhand::stats::agreement::agreement(both, only_a, only_b, n - lex - only_b);
+        assert_eq!(p.kappa, k.kappa);
+        assert!(p.kappa_interval.is_some(), "{p:?}");
+        let past = (only_a + only_b) as f64 / n as f64 > evenhand::study::detectors::DEPENDS_SHARE;
+        assert_eq!(cell.depends_on_detector, past, "{lang}: {} of {n} differ", only_a + only_b);
+        assert_eq!(lang == "hi", past, "the fixture's hi disagrees past the share, its en not at all");
+        let said = t.statements.iter().any(|s| s.starts_with(&format!("gpt-4o-mini in {lang}:")));
+        assert_eq!(said, past);
+        assert_eq!(x.notes.iter().any(|s| s.starts_with(&format!("gpt-4o-mini in {lang}:"))), past);
+    }
+    assert!(t.statements.iter().all(|s| s.contains("depend on the detector")), "{:?}", t.statements);
+    let req = r.sections.iter().find(|x| x.method == "requirements").unwrap().detectors.as_ref().unwrap();
+    assert!(req.detectors.contains(&"NLI model".to_string()), "{:?}", req.detectors);
+    // The methods text names the NLI model and its rule, for both methods.
+    for method in ["requirements", "crosslingual"] {
+        let para = r
+            .methods_text
+            .iter()
+            .find(|p| p.starts_with(&format!("Refusal detectors ({method})")))
+            .expect("a detectors paragraph");
+        assert!(para.contains("test/nli-model at commit abc") && para.contains("argmax"), "{para}");
+    }
+    let html = evenhand::study::html::render(&r);
+    assert!(html.contains("<th>NLI model</th>"), "the section's table has the NLI column");
 }
 
 #[test]

@@ -44,7 +44,8 @@ pub struct Args {
     #[arg(long, default_value = "statsmodels")]
     pub convention: String,
     /// lexicon, label (column refusal_label), judge (column judge_verdict) or nli (column
-    /// nli_p_refuse, filled by --nli-model-dir or uploaded with nli_rule).
+    /// nli_p_refuse, filled by --nli-model-dir or uploaded with nli_rule; the cascade's rule
+    /// cascade:R lets the lexicon decide its hits).
     #[arg(long, default_value = "lexicon")]
     pub detector: String,
     #[arg(long, value_delimiter = ',')]
@@ -91,21 +92,8 @@ pub struct Args {
     /// its refusal figures depend on the detector.
     #[arg(long, default_value_t = evenhand::trust::DEFAULT_THRESHOLD)]
     pub disagreement_threshold: f64,
-    /// Run the zero-shot NLI refusal detector from this model folder (config.json,
-    /// model.safetensors, tokenizer.json of a BERT or XLM-R sequence classifier) over every
-    /// answer before the analysis: its P(refuse) fills the column nli_p_refuse, compared with
-    /// the other detectors, and deciding with --detector nli. Languages: MSQAD's en, ko, zh,
-    /// es, de, hi and our own labels for fr, pl, ca.
-    #[arg(long)]
-    pub nli_model_dir: Option<PathBuf>,
-    /// The catalogue NLI model the folder holds (see `evenhand models`): its pinned sha256s are
-    /// checked. Without it the files are used on trust and labelled unverified.
-    #[arg(long, requires = "nli_model_dir")]
-    pub nli_model: Option<String>,
-    /// The NLI detector's rule: argmax (MSQAD's code), paper (P(refuse) >= 0.8, the paper's
-    /// text) or threshold:P.
-    #[arg(long, default_value = "argmax", requires = "nli_model_dir")]
-    pub nli_rule: String,
+    #[command(flatten)]
+    pub nli: super::nli::NliArgs,
 }
 
 /// Uploaded vectors with the model that made them: only those of loaded records are taken.
@@ -123,7 +111,7 @@ fn embeddings_of_model(s: &mut Session, path: &std::path::Path, model: &str) -> 
     Ok(s.add_embeddings(&EmbeddingBatch { model: model.into(), ids, vectors })?)
 }
 
-fn detector(text: &str) -> Result<Detector, Failure> {
+pub fn detector(text: &str) -> Result<Detector, Failure> {
     Detector::ALL
         .into_iter()
         .find(|d| d.as_str() == text)
@@ -236,8 +224,8 @@ pub fn run(a: Args) -> Outcome {
             summary.unmatched
         ));
     }
-    if let Some(dir) = &a.nli_model_dir {
-        let n = super::nli::fill(&mut s, dir, a.nli_model.as_deref(), &a.nli_rule)?;
+    if let Some(dir) = &a.nli.nli_model_dir {
+        let n = super::nli::fill(&mut s, &a.nli, dir)?;
         note(format_args!("{}: {n} records got an NLI verdict", dir.display()));
     }
     if let Some(path) = &a.embed_plan_out {

@@ -201,10 +201,20 @@ pub struct EvaluateArgs {
     /// DIR/judge.json.
     #[arg(long)]
     judge_records: Option<PathBuf>,
+    /// Who decides that an answer the oracle does not pass is a refusal (the provider's own
+    /// refusal and the -1 sentinel always are): lexicon (our phrase lexicon), nli (column
+    /// nli_p_refuse, filled by --nli-model-dir or uploaded with nli_rule), judge (column
+    /// judge_verdict) or label (column refusal_label). An answer without the chosen
+    /// detector's verdict is not judged (listed).
+    #[arg(long, default_value = "lexicon")]
+    detector: String,
+    #[command(flatten)]
+    nli: super::nli::NliArgs,
 }
 
 /// `evenhand evaluate`: oracles, statistics and every report for a LangBiTe-style run.
 pub fn evaluate(args: &EvaluateArgs) -> Outcome {
+    use evenhand::crosslingual::detect::Detector;
     use evenhand::requirements::summary::{self, Mode};
     let mode = match args.compat.as_deref() {
         None => Mode::Default,
@@ -237,9 +247,15 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
     for w in &parsed.warnings {
         note(format_args!("warning: {w}"));
     }
+    let detector = super::crosslingual::detector(&args.detector)?;
+    if mode == Mode::Langbite && (detector != Detector::Lexicon || args.nli.nli_model_dir.is_some()) {
+        return Err(Failure::new(
+            "--detector and --nli-model-dir need the default mode (--compat langbite keeps upstream's verdicts)",
+        ));
+    }
     let records_name = args.records.display().to_string();
     let record_bytes = read(&args.records)?;
-    let loaded = evenhand::formats::load(&records_name, &record_bytes, None)?;
+    let mut loaded = evenhand::formats::load(&records_name, &record_bytes, None)?;
     for p in &loaded.errors {
         note(format_args!("error: {p}"));
     }
@@ -254,7 +270,31 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
         }
     };
     let seed = args.seed.unwrap_or(stats.seed);
-    let s = summary::evaluate(&parsed.scenario, &loaded.records, mode, seed, confidence);
+    let mut nli = serde_json::Value::Null;
+    if let Some(dir) = &args.nli.nli_model_dir {
+        let lexicon = evenhand::text::refusal::Lexicon::builtin();
+        let items = evenhand::crosslingual::nli::items_of(&loaded.records, &lexicon);
+        let (batch, cascade) = super::nli::run(&args.nli, dir, &items)?;
+        if let Some(c) = &cascade {
+            super::nli::report(c);
+        }
+        let n = evenhand::crosslingual::nli::write(&mut loaded.records, &batch, &lexicon).map_err(Failure::new)?;
+        note(format_args!("{}: {n} records got an NLI verdict", dir.display()));
+        // The records with the detector's columns, so the verdicts can be read again.
+        create_dir(&args.out)?;
+        write(
+            &args.out.join("records.csv"),
+            &evenhand::formats::write(&loaded.records, evenhand::formats::FileFormat::Csv),
+        )?;
+        nli = serde_json::json!({
+            "model": batch.model,
+            "rule": batch.rule,
+            "model_runs": batch.ids.len(),
+            "spared": cascade.map(|c| c.spared),
+            "records": n,
+        });
+    }
+    let s = summary::evaluate_with(&parsed.scenario, &loaded.records, mode, seed, confidence, detector);
     for p in &s.problems {
         note(format_args!("warning: not judged: {p}"));
     }
@@ -288,6 +328,8 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
     }
     let count = |v: &str| s.templates.iter().filter(|t| t.verdict.as_str() == v).count();
     let summary = serde_json::json!({
+        "detector": detector.as_str(),
+        "nli": nli,
         "judge": judge,
         "mode": s.mode,
         "records": loaded.records.len(),

@@ -3,6 +3,12 @@
 //! `nli_p_refuse`, `nli_rule` and `nli_model` ([`super::detect`] reads them). The model itself
 //! runs outside the core (the CLI on the evenhand-models crate; later the page's model
 //! worker), so the core stays free of it; the records carry its output like an upload would.
+//!
+//! The lexicon-first cascade (rule `cascade:R`, [`detect::CASCADE`]): each item says whether
+//! the lexicon flags it ([`NliItem::lexicon`]); a cascade need not send those to the model,
+//! and [`write`] puts the rule and the model on them too, so the core decides them by the
+//! lexicon and the rest by the model. The same functions serve any records ([`items_of`],
+//! [`write`]): the cross-lingual dataset and the requirements method's records alike.
 
 use super::analysis::Dataset;
 use super::detect::{self, NLI_COLUMN, NLI_MODEL_COLUMN, NLI_RULE_COLUMN};
@@ -17,6 +23,9 @@ pub struct NliItem {
     pub id: String,
     pub text: String,
     pub language: String,
+    /// The lexicon flags it (a phrase, or the provider's refusal): a clear case the cascade
+    /// decides without the model.
+    pub lexicon: bool,
 }
 
 /// The detector's output for some answers.
@@ -37,18 +46,39 @@ fn has_answer(r: &Record) -> bool {
 }
 
 /// The answered responses with a record id, once per id, in record order.
-pub fn items(d: &Dataset) -> Vec<NliItem> {
+pub fn items(d: &Dataset, lexicon: &Lexicon) -> Vec<NliItem> {
+    items_of(&d.records, lexicon)
+}
+
+/// [`items`] of any records.
+pub fn items_of(records: &[Record], lexicon: &Lexicon) -> Vec<NliItem> {
     let mut seen = HashSet::new();
-    d.records
+    records
         .iter()
         .filter(|r| has_answer(r) && !r.record_id.is_empty() && seen.insert(r.record_id.as_str()))
-        .map(|r| NliItem { id: r.record_id.clone(), text: r.response.clone(), language: r.language.clone() })
+        .map(|r| NliItem {
+            id: r.record_id.clone(),
+            text: r.response.clone(),
+            language: r.language.clone(),
+            lexicon: detect::lexicon_refusal(r, lexicon),
+        })
         .collect()
 }
 
 /// Writes the batch into every record with one of its ids and recomputes the verdicts; all or
 /// nothing. Returns how many records got a probability.
 pub fn apply(d: &mut Dataset, b: &NliBatch, lexicon: &Lexicon) -> Result<usize, String> {
+    let n = write(&mut d.records, b, lexicon)?;
+    let (verdicts, problems) = detect::detect_all(&d.file, &d.records, lexicon);
+    d.verdicts = verdicts;
+    d.problems = problems;
+    Ok(n)
+}
+
+/// Writes the batch into every record with one of its ids (and, for a cascade rule, the rule
+/// and the model into every answered record the lexicon flags); all or nothing. Returns how
+/// many records got a probability.
+pub fn write(records: &mut [Record], b: &NliBatch, lexicon: &Lexicon) -> Result<usize, String> {
     let model = b.model.trim();
     if model.is_empty() {
         return Err("NLI batch: expected the model's name (field model)".into());
@@ -61,7 +91,7 @@ pub fn apply(d: &mut Dataset, b: &NliBatch, lexicon: &Lexicon) -> Result<usize, 
         ));
     }
     let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, r) in d.records.iter().enumerate() {
+    for (i, r) in records.iter().enumerate() {
         by_id.entry(r.record_id.clone()).or_default().push(i);
     }
     for (id, p) in b.ids.iter().zip(&b.p_refuse) {
@@ -74,15 +104,21 @@ pub fn apply(d: &mut Dataset, b: &NliBatch, lexicon: &Lexicon) -> Result<usize, 
     let mut n = 0;
     for (id, p) in b.ids.iter().zip(&b.p_refuse) {
         for &i in &by_id[id] {
-            let extra = &mut d.records[i].extra;
+            let extra = &mut records[i].extra;
             extra.insert(NLI_COLUMN.into(), p.to_string());
             extra.insert(NLI_RULE_COLUMN.into(), b.rule.clone());
             extra.insert(NLI_MODEL_COLUMN.into(), model.to_string());
             n += 1;
         }
     }
-    let (verdicts, problems) = detect::detect_all(&d.file, &d.records, lexicon);
-    d.verdicts = verdicts;
-    d.problems = problems;
+    if detect::cascade_inner(&b.rule).is_some() {
+        let answered =
+            |r: &Record| matches!(r.status, Status::Ok | Status::Refused | Status::Unparseable | Status::Filtered);
+        for r in records.iter_mut().filter(|r| answered(r) && detect::lexicon_refusal(r, lexicon)) {
+            r.extra.entry(NLI_COLUMN.into()).or_default();
+            r.extra.insert(NLI_RULE_COLUMN.into(), b.rule.clone());
+            r.extra.insert(NLI_MODEL_COLUMN.into(), model.to_string());
+        }
+    }
     Ok(n)
 }

@@ -56,18 +56,29 @@ pub fn panel(d: &Dataset, selected: &[usize], s: &Settings) -> Panel {
 /// The NLI detector's models (as the records name them: repository or folder, commit,
 /// weights' sha256) and rules, in one sentence.
 pub fn nli_sentence(d: &Dataset, selected: &[usize]) -> String {
+    nli_sentence_of(selected.iter().filter(|&&i| d.verdicts[i].nli.is_some()).map(|&i| &d.records[i]))
+}
+
+/// [`nli_sentence`] over the records the NLI detector judged.
+pub fn nli_sentence_of<'a>(judged: impl IntoIterator<Item = &'a crate::record::Record>) -> String {
     let mut models = std::collections::BTreeSet::new();
     let mut rules = std::collections::BTreeSet::new();
-    for &i in selected.iter().filter(|&&i| d.verdicts[i].nli.is_some()) {
-        let r = &d.records[i];
+    for r in judged {
         models.insert(r.extra.get(NLI_MODEL_COLUMN).map_or("an unnamed model", String::as_str).to_string());
-        rules.insert(r.extra.get(NLI_RULE_COLUMN).cloned().unwrap_or_default());
+        rules.insert(r.extra.get(NLI_RULE_COLUMN).map(|r| r.trim().to_string()).unwrap_or_default());
     }
+    let model_rule = |r: &str| match r {
+        "argmax" => "argmax (MSQAD's code: refusal when P(refuse) > 0.5)".to_string(),
+        other => format!("{other} (refusal when P(refuse) is at least the threshold; the paper text's is 0.8)"),
+    };
     let rules: Vec<String> = rules
         .into_iter()
-        .map(|r| match r.as_str() {
-            "argmax" => "argmax (MSQAD's code: refusal when P(refuse) > 0.5)".to_string(),
-            other => format!("{other} (refusal when P(refuse) is at least the threshold; the paper text's is 0.8)"),
+        .map(|r| match super::detect::cascade_inner(&r) {
+            Some(inner) => format!(
+                "{r}, the lexicon-first cascade (the lexicon decides its hits and the provider's refusals without the model; the model decides the rest by {})",
+                model_rule(inner.trim())
+            ),
+            None => model_rule(&r),
         })
         .collect();
     format!(

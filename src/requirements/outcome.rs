@@ -3,8 +3,10 @@
 //!
 //! Per record: Error when the call failed; Refused when the provider flagged a refusal or a
 //! filter, when a number oracle reads -1 (the libraries' "cannot provide" sentinel), or when
-//! an answer that does not pass contains a refusal phrase of our lexicon
-//! (`datasets/refusals`); Unparseable when no answer or number can be read;
+//! an answer that does not pass is a refusal by the chosen detector ([`Refusals`]: by default
+//! our phrase lexicon, `datasets/refusals`; or the NLI model, the LLM judge or an uploaded
+//! label, read from the record's columns as the cross-lingual tool reads them,
+//! [`crate::crosslingual::detect`]); Unparseable when no answer or number can be read;
 //! otherwise Passed or Failed by the operation:
 //! - `equal`, `allEqualExpected`: the core answer ([`super::answer::core_answer`]) starts with
 //!   an expected value;
@@ -24,6 +26,7 @@ use super::answer::{core_answer, includes_folded, number, starts_with_folded};
 use super::group::{Group, TemplateKey, template_key};
 use super::oracle::{Operation, OracleCache};
 use super::scenario::Scenario;
+use crate::crosslingual::detect::{self, Detector, Verdicts};
 use crate::fasthash::{self, FastMap};
 use crate::formats::Problem;
 use crate::record::{Record, Status};
@@ -64,12 +67,80 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], lexicon: &Lexicon) -> (
     (evals, problems)
 }
 
+/// Which detector says that an answer is a refusal (the provider's own refusal or filter and
+/// the -1 sentinel always are). The lexicon finds its phrases in the response; the others read
+/// their record columns through [`detect::detect_all`], once for all records.
+pub struct Refusals<'a> {
+    lexicon: &'a Lexicon,
+    detector: Detector,
+    verdicts: Vec<Verdicts>,
+}
+
+impl<'a> Refusals<'a> {
+    pub fn lexicon(lexicon: &'a Lexicon) -> Refusals<'a> {
+        Refusals { lexicon, detector: Detector::Lexicon, verdicts: vec![] }
+    }
+
+    /// The detector `detector` over `records`, with the cells of its column that could not be
+    /// read (each names its record and field).
+    pub fn new(detector: Detector, records: &[Record], lexicon: &'a Lexicon) -> (Refusals<'a>, Vec<Problem>) {
+        if detector == Detector::Lexicon {
+            return (Refusals::lexicon(lexicon), vec![]);
+        }
+        let (verdicts, problems) = detect::detect_all("records", records, lexicon);
+        let column = match detector {
+            Detector::Nli => detect::NLI_COLUMN,
+            Detector::Judge => detect::JUDGE_COLUMN,
+            _ => detect::LABEL_COLUMN,
+        };
+        let problems = problems.into_iter().filter(|p| p.field.as_deref() == Some(column)).collect();
+        (Refusals { lexicon, detector, verdicts }, problems)
+    }
+
+    pub fn detector(&self) -> Detector {
+        self.detector
+    }
+
+    /// Why record `i` is a refusal (None: it is not); Err when the detector gave it no verdict.
+    fn of(&self, i: usize, r: &Record) -> Result<Option<String>, String> {
+        if self.detector == Detector::Lexicon {
+            return Ok(self.lexicon.find(&r.response, &r.language).map(|h| format!("refusal phrase {:?}", h.phrase)));
+        }
+        let name = self.detector.as_str();
+        match self.verdicts.get(i).and_then(|v| v.get(self.detector)) {
+            None => Err(format!("--detector {name}: no verdict for this answer (its column is empty or unreadable)")),
+            Some(false) => Ok(None),
+            Some(true) => Ok(Some(match self.detector {
+                Detector::Nli => {
+                    let cell = |c: &str| r.extra.get(c).map_or("", |v| v.trim()).to_string();
+                    match cell(detect::NLI_COLUMN) {
+                        p if p.is_empty() => {
+                            format!("NLI detector ({}): the lexicon's hit", cell(detect::NLI_RULE_COLUMN))
+                        }
+                        p => format!("NLI detector ({}): P(refuse) {p}", cell(detect::NLI_RULE_COLUMN)),
+                    }
+                }
+                _ => format!("{name}: refusal"),
+            })),
+        }
+    }
+}
+
 /// [`evaluate`], with the index in `records` of each evaluation's record (for
 /// [`judged_records`]).
 pub fn evaluate_indexed(
     scenario: &Scenario,
     records: &[Record],
     lexicon: &Lexicon,
+) -> (Vec<Evaluation>, Vec<Problem>, Vec<usize>) {
+    evaluate_indexed_by(scenario, records, &Refusals::lexicon(lexicon))
+}
+
+/// [`evaluate_indexed`] with refusals decided by `refusals`' detector.
+pub fn evaluate_indexed_by(
+    scenario: &Scenario,
+    records: &[Record],
+    refusals: &Refusals,
 ) -> (Vec<Evaluation>, Vec<Problem>, Vec<usize>) {
     let mut problems = vec![];
     let mut at = vec![];
@@ -96,7 +167,18 @@ pub fn evaluate_indexed(
             value: None,
             reason: String::new(),
         };
-        let refusal = || lexicon.find(&r.response, &r.language).map(|h| format!("refusal phrase {:?}", h.phrase));
+        let answered = !matches!(r.status, Status::Error | Status::Refused | Status::Filtered);
+        // Every answer needs the detector's verdict, passed or not: leaving out only those the
+        // oracle failed would bias the pass rate. (The lexicon always has one, found lazily.)
+        if refusals.detector() != Detector::Lexicon
+            && answered
+            && !r.response.trim().is_empty()
+            && let Err(e) = refusals.of(i, r)
+        {
+            problems.push(Problem::new(&r.record_id, e).in_field(refusals.detector().as_str()));
+            continue;
+        }
+        let refusal = || refusals.of(i, r).ok().flatten();
         match r.status {
             Status::Error => (e.outcome, e.reason) = (Outcome::Error, r.error.clone()),
             Status::Refused | Status::Filtered => {

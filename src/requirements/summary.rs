@@ -13,6 +13,7 @@ use super::crosslang::{self, CrossLanguage};
 use super::evaluate::{GlobalRow, TemplateEval, compat_from_records, global, langbite_reports};
 use super::outcome::{self, Evaluation, GroupStats};
 use super::scenario::Scenario;
+use crate::crosslingual::detect::Detector;
 use crate::formats::Problem;
 use crate::record::Record;
 use crate::stats::confidence::Confidence;
@@ -34,6 +35,8 @@ pub struct Summary {
     pub mode: Mode,
     pub seed: u64,
     pub confidence: Confidence,
+    /// The detector that decided refusals among the answers that did not pass.
+    pub detector: Detector,
     pub templates: Vec<TemplateEval>,
     pub global: Vec<GlobalRow>,
     pub evaluations: Vec<Evaluation>,
@@ -45,12 +48,28 @@ pub struct Summary {
     pub problems: Vec<Problem>,
 }
 
-/// Evaluates `records` against `scenario` (its tolerances and deltas).
+/// Evaluates `records` against `scenario` (its tolerances and deltas), refusals by the lexicon.
 pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, confidence: Confidence) -> Summary {
+    evaluate_with(scenario, records, mode, seed, confidence, Detector::Lexicon)
+}
+
+/// [`evaluate`] with the refusals of an answer that does not pass decided by `detector`
+/// ([`outcome::Refusals`]; the NLI model, the judge and labels from the records' columns).
+pub fn evaluate_with(
+    scenario: &Scenario,
+    records: &[Record],
+    mode: Mode,
+    seed: u64,
+    confidence: Confidence,
+    detector: Detector,
+) -> Summary {
     let (templates, mut problems) = compat_from_records(scenario, records);
     let global = global(scenario, &templates);
+    let lexicon = Lexicon::builtin();
     let (evaluations, groups, communities, cross_language) = if mode == Mode::Default {
-        let (evals, more, at) = outcome::evaluate_indexed(scenario, records, &Lexicon::builtin());
+        let (refusals, unreadable) = outcome::Refusals::new(detector, records, &lexicon);
+        problems.extend(unreadable);
+        let (evals, more, at) = outcome::evaluate_indexed_by(scenario, records, &refusals);
         problems.extend(more);
         // Each evaluation's record, found once for the three analyzes below.
         let judged = outcome::judged_records(records, &evals, Some(&at));
@@ -64,7 +83,19 @@ pub fn evaluate(scenario: &Scenario, records: &[Record], mode: Mode, seed: u64, 
     // Both modes report one problem per broken record; keep each once.
     let mut seen = BTreeSet::new();
     problems.retain(|p| seen.insert((p.file.clone(), p.message.clone())));
-    Summary { mode, seed, confidence, templates, global, evaluations, groups, communities, cross_language, problems }
+    Summary {
+        mode,
+        seed,
+        confidence,
+        detector,
+        templates,
+        global,
+        evaluations,
+        groups,
+        communities,
+        cross_language,
+        problems,
+    }
 }
 
 impl Summary {
@@ -191,6 +222,7 @@ pub fn files(
         "mode": summary.mode,
         "seed": summary.seed,
         "confidence": summary.confidence,
+        "refusal_detector": summary.detector,
         "records": records.len(),
         "templates_judged": summary.templates.iter().map(|t| &t.template_id).collect::<BTreeSet<_>>(),
         "problems": summary.problems.len(),

@@ -213,6 +213,9 @@ pub fn render(r: &Report) -> String {
         for n in &s.notes {
             let _ = writeln!(o, "<p>{}</p>", escape(n));
         }
+        if let Some(t) = &s.detectors {
+            super::detectors::html(&mut o, t);
+        }
         let statuses: Vec<String> = s.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect();
         let _ = writeln!(o, "<p class=\"meta\">Records: {}.</p>\n</section>", escape(&statuses.join(", ")));
     }

@@ -335,19 +335,49 @@ pub fn limitations(s: &Session, report: &Report) -> Vec<String> {
         ));
     }
     if s.study.methods.crosslingual.is_some() || s.study.methods.requirements.is_some() {
-        let rows: Vec<String> = report
-            .sections
+        let tables: Vec<(&str, &super::detectors::DetectorTable)> =
+            report.sections.iter().filter_map(|x| Some((x.method.as_str(), x.detectors.as_ref()?))).collect();
+        // Each cell's most discordant pair.
+        let rows: Vec<String> = tables
             .iter()
-            .flat_map(|x| x.detectors.iter().map(move |r| (x.method.as_str(), r)))
-            .map(|(m, r)| format!("{m}, {}: {} of {}", r.model, r.disagree, r.judged))
+            .flat_map(|(m, t)| t.cells.iter().map(move |c| (m, c)))
+            .filter_map(|(m, c)| {
+                let p = c.pairs.iter().max_by_key(|p| (p.disagree, std::cmp::Reverse(p.n)))?;
+                Some(format!("{m}, {} in {}: {} of {} ({} and {})", c.model, c.language, p.disagree, p.n, p.a, p.b))
+            })
             .collect();
+        let others: std::collections::BTreeSet<&str> = tables
+            .iter()
+            .flat_map(|(_, t)| t.detectors.iter().map(String::as_str))
+            .filter(|d| *d != crate::crosslingual::trust::LEXICON && *d != crate::crosslingual::trust::OPENING)
+            .collect();
+        let more = if others.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Where the records carry their verdicts, the {} are compared too.",
+                others.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        };
         let disagreement = if rows.is_empty() {
             String::new()
         } else {
-            format!(" The two detectors judge answers differently in {}.", rows.join("; "))
+            format!(
+                " The detectors judge answers differently (the most discordant pair per model and language) in {}.",
+                rows.join("; ")
+            )
+        };
+        let depends: usize = tables.iter().map(|(_, t)| t.statements.len()).sum();
+        let depends = if depends == 0 {
+            String::new()
+        } else {
+            format!(
+                " In {depends} model-language cell(s) two detectors judge more than {:.0} % of the answers differently: those refusal figures depend on the detector.",
+                100.0 * super::detectors::DEPENDS_SHARE
+            )
         };
         out.push(format!(
-            "Refusals are detected by a phrase lexicon, which decides every figure; a refusal worded in a way it does not know counts as an answer, and a refusal phrase anywhere in a reply (quoted, or after a full answer) as a refusal. A stricter second detector, the opening rule (a reply of at most {} words, or {} characters in Chinese and Japanese, with a lexicon phrase in its first sentence), is run beside it.{disagreement} Check a sample by eye in the Cross-lingual tab's review.",
+            "Refusals are detected by a phrase lexicon, which decides every figure; a refusal worded in a way it does not know counts as an answer, and a refusal phrase anywhere in a reply (quoted, or after a full answer) as a refusal. A stricter second detector, the opening rule (a reply of at most {} words, or {} characters in Chinese and Japanese, with a lexicon phrase in its first sentence), is run beside it.{more}{disagreement}{depends} Check a sample by eye in the Cross-lingual tab's review.",
             crate::text::refusal_opening::MAX_WORDS,
             crate::text::refusal_opening::MAX_UNSPACED_CHARS
         ));

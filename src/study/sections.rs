@@ -21,9 +21,10 @@ pub struct Section {
     pub comparisons: Vec<Comparison>,
     /// Further findings in words (the language pairs that differ, ...).
     pub notes: Vec<String>,
-    /// Methods that detect refusals: both detectors' counts per model.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub detectors: Vec<super::detectors::DetectorRow>,
+    /// Methods that detect refusals: every detector's refusals and their agreement per model
+    /// and language ([`super::detectors`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detectors: Option<super::detectors::DetectorTable>,
     pub chart_svg: String,
     /// Records per status (ok, refused, error, pending).
     pub statuses: BTreeMap<String, u64>,
@@ -162,7 +163,7 @@ pub fn requirements(
         }
     }
     let templates: usize = summary.templates.len();
-    let detectors = super::detectors::tally(records, &models);
+    let detectors = super::detectors::table(records, s.confidence.get());
     Ok(Section {
         method: "requirements".into(),
         title: "Ethical requirements (LangBiTe method)".into(),
@@ -173,7 +174,7 @@ pub fn requirements(
         ),
         figures,
         comparisons,
-        notes: super::detectors::note(&detectors).into_iter().collect(),
+        notes: detectors.as_ref().map(super::detectors::notes).unwrap_or_default(),
         detectors,
         chart_svg: crate::requirements::chart::pass_rates(&summary.groups),
         statuses: statuses(records),
@@ -317,7 +318,7 @@ pub fn bbq(inputs: &Inputs, records: &[Record], order: &[String], s: Settings) -
         figures,
         comparisons,
         notes: vec![],
-        detectors: vec![],
+        detectors: None,
         chart_svg: crate::bbq::chart::accuracy_vs_bias(&by_model, "Accuracy and diff-bias per model"),
         statuses: statuses(records),
         calls,
@@ -391,8 +392,8 @@ pub fn crosslingual(
             });
         }
     }
-    let detectors = super::detectors::tally(&d.records, &models);
-    notes.extend(super::detectors::note(&detectors));
+    let detectors = super::detectors::table(&d.records, s.confidence.get());
+    notes.extend(detectors.as_ref().map(super::detectors::notes).unwrap_or_default());
     Ok(Section {
         method: "crosslingual".into(),
         title: "Cross-lingual refusals (MSQAD method)".into(),
@@ -550,7 +551,7 @@ pub fn divergence_of(
             .iter()
             .map(|k| format!("Aspect {} left out: {}.", k.aspect, k.reason))
             .collect(),
-        detectors: vec![],
+        detectors: None,
         chart_svg: super::chart::forest(
             &figures,
             "CD per aspect and model (negative: local; positive: Western)",

@@ -2,51 +2,21 @@
 //! refusals: per method, model (as the report names targets) and language, each detector's
 //! refusals and their agreement, the "depends on the detector" statements, and with the
 //! study's labels (given in the page, carried by the bundle) each detector against them.
-//! Requirements: the lexicon (deciding) and the opening rule; cross-lingual: those two, the
-//! LLM judge and the NLI model where their verdicts exist ([`crate::crosslingual::trust`]).
+//! Requirements: the lexicon (deciding), the opening rule, and the NLI model and the LLM judge
+//! where the records carry their verdicts ([`super::detectors::panel`]); cross-lingual: the
+//! same detectors with the tool's review sample ([`crate::crosslingual::trust`]).
 
 use crate::crosslingual::analysis::Dataset;
-use crate::record::{Record, Status};
+use crate::record::Record;
 use crate::text::refusal::Lexicon;
 use crate::trust::labels::Labels;
-use crate::trust::{self, Item, Panel, Trust};
+use crate::trust::{self, Trust};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MethodTrust {
     pub method: String,
     pub trust: Trust,
-}
-
-fn requirements_panel(records: &[Record], lexicon: &Lexicon) -> Panel {
-    let items = records
-        .iter()
-        .filter_map(|r| {
-            let (lex, opening) = match r.status {
-                Status::Refused => (true, true),
-                Status::Ok => {
-                    let lex = lexicon.find(&r.response, &r.language).is_some();
-                    (lex, lex && crate::text::refusal_opening::refuses(lexicon, &r.response, &r.language))
-                }
-                _ => return None,
-            };
-            Some(Item {
-                record_id: r.record_id.clone(),
-                model: r.model.clone(),
-                language: r.language.clone(),
-                verdicts: vec![Some(lex), Some(opening)],
-            })
-        })
-        .collect();
-    use crate::crosslingual::trust::{LEXICON, OPENING};
-    // No review sample is drawn for this method: labels here describe the labelled answers.
-    Panel {
-        detectors: vec![LEXICON.into(), OPENING.into()],
-        decides: LEXICON.into(),
-        items,
-        about: vec![],
-        sample: None,
-    }
 }
 
 /// The trust of each refusal-detecting method among `by_method` (records under the report's
@@ -58,7 +28,8 @@ pub fn of(by_method: &[(&str, Vec<Record>)], labels: &Labels, confidence: f64) -
         .iter()
         .filter_map(|(method, records)| {
             let t = match *method {
-                "requirements" => trust::assess(&requirements_panel(records, &lexicon), labels, settings),
+                // No review sample is drawn for this method: labels here describe the labelled answers.
+                "requirements" => trust::assess(&super::detectors::panel(records, &lexicon, false), labels, settings),
                 "crosslingual" => {
                     let mut d = Dataset::new("crosslingual records", records.clone(), &lexicon);
                     d.labels = labels.clone();

@@ -10,7 +10,7 @@ impl Session {
         if self.data.records.is_empty() {
             return Err(SessionError::NoData);
         }
-        Ok(nli::items(&self.data))
+        Ok(nli::items(&self.data, &self.lexicon))
     }
 
     /// The detector's probabilities: written into the records, verdicts recomputed.
