@@ -7,9 +7,12 @@
 // equal `evenhand crosslingual --nli-model-dir` on the same file and folder (verdicts identical,
 // P within TOLERANCE); the NLI detector shows in the trust panel, decides the figures when asked
 // (the refusal counts per language equal the CLI's with --detector nli), a rerun computes
-// nothing, and ten labels entered with the keyboard give the NLI detector a kappa.
+// nothing, and ten labels entered with the keyboard give the NLI detector a kappa. The same files
+// served by the hub mirror (models_mirror.py) as a catalogue NLI model: the cost is shown before
+// the download, the unpinned files are labelled trust on first use, and the paper's 0.8
+// threshold reuses the loaded model.
 import { test, expect } from "@playwright/test";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { CLI } from "./cli.mjs";
 import { downloadText, open, shot, tab, watchErrors } from "./helpers.mjs";
@@ -93,13 +96,26 @@ function cli(args) {
 
 test.setTimeout(90_000);
 
-test("a topic file with no key: the user's own NLI model folder judges it in the page as the CLI does, the trust panel compares it, it decides the figures, labels give it a kappa", async ({ page }) => {
-  const errors = watchErrors(page);
+test.beforeAll(() => {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   if (existsSync(WRITER)) execFileSync(WRITER, [MODEL, TOKENIZER.file, "7"], { stdio: "inherit" });
   else execFileSync("cargo", ["run", "-q", "-p", "evenhand-models", "--example", "write_tiny_nli", "--", MODEL, TOKENIZER.file, "7"], { stdio: "inherit" });
   writeFileSync(TOPIC, JSON.stringify(topicFile(), null, 1));
+});
+
+/** Opens the Cross-lingual tool (with `query`), loads the topic file's 60 reference responses. */
+async function references(page, query = "") {
+  await open(page, `./${query}#tools/results`);
+  await tab(page, "Cross-lingual");
+  await page.getByLabel(/upload a question set/).setInputFiles(TOPIC);
+  await expect(page.locator("#crosslingual-set-result")).toContainText("(msqad): 5 questions");
+  await page.getByRole("button", { name: "Analyze the reference responses" }).click();
+  await expect(page.locator("#crosslingual-upload-result")).toContainText("60 reference responses");
+}
+
+test("a topic file with no key: the user's own NLI model folder judges it in the page as the CLI does, the trust panel compares it, it decides the figures, labels give it a kappa", async ({ page }) => {
+  const errors = watchErrors(page);
 
   // The CLI on the same file and folder: P(refuse) per record, and the figures NLI decides.
   const report = JSON.parse(cli(["crosslingual", "--questions", TOPIC, "--references", "--nli-model-dir", MODEL,
@@ -111,12 +127,7 @@ test("a topic file with no key: the user's own NLI model folder judges it in the
   expect(cliRefusals).toBeGreaterThan(0);
   expect(cliRefusals).toBeLessThan(60);
 
-  await open(page);
-  await tab(page, "Cross-lingual");
-  await page.getByLabel(/upload a question set/).setInputFiles(TOPIC);
-  await expect(page.locator("#crosslingual-set-result")).toContainText("(msqad): 5 questions");
-  await page.getByRole("button", { name: "Analyze the reference responses" }).click();
-  await expect(page.locator("#crosslingual-upload-result")).toContainText("60 reference responses");
+  await references(page);
 
   // Keyboard only: choose "your own model folder" and the default rule, run, pick the files.
   await page.getByLabel("NLI model", { exact: true }).focus();
@@ -191,5 +202,59 @@ test("a topic file with no key: the user's own NLI model folder judges it in the
   await expect(nliRow.locator("td").nth(5)).toHaveText(/^(-?\d\.\d{3}( \[-?\d\.\d{3}, -?\d\.\d{3}\])?|undefined)$/);
   await expect(page.locator("#crosslingual-labelled tbody")).toContainText(/-?\d\.\d{3} \[/);
   await shot(page, "local-nli-labels");
+  expect(errors).toEqual([]);
+});
+
+/** The hub mirror (models_mirror.py) serving the tiny model's folder; resolves to {base, stats(), stop()}. */
+function startMirror() {
+  const proc = spawn("python3", ["tests/e2e/models_mirror.py", "--port", "0", "--dir", MODEL, "--max-seconds", "120"],
+    { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    proc.on("error", reject);
+    proc.on("exit", (code) => reject(new Error(`the mirror exited (${code}) before listening`)));
+    proc.stdout.on("data", (chunk) => {
+      out += chunk;
+      const m = out.match(/LISTENING (\d+)/);
+      if (m) {
+        const base = `http://127.0.0.1:${m[1]}`;
+        resolve({ base, stats: async () => (await fetch(`${base}/__stats`)).json(), stop: () => proc.kill("SIGTERM") });
+      }
+    });
+  });
+}
+
+test("a catalogue NLI model: the download's cost is shown first, its files come from the hub's paths (a mirror here), unpinned files are labelled so, and the 0.8 threshold reuses the loaded model", async ({ page }) => {
+  const errors = watchErrors(page);
+  const mirror = await startMirror();
+  try {
+    await references(page, `?models-base=${encodeURIComponent(mirror.base)}`);
+    await page.getByLabel("NLI model", { exact: true }).selectOption("multilingual-minilmv2-l6-mnli-xnli");
+    await page.getByRole("button", { name: "Decide refusals with a local NLI model (no key)" }).click();
+    const cost = page.locator("#crosslingual-nli-cost");
+    await expect(cost).toContainText("MoritzLaurer/multilingual-MiniLMv2-L6-mnli-xnli (revision main, MIT; XNLI's 15 languages (no Korean)) downloads about 430 MB in 3 files");
+    await expect(cost).toContainText(`from ${mirror.base}`);
+    expect((await mirror.stats()).served).toEqual({});
+    await page.getByRole("button", { name: "Download about 430 MB and decide" }).click();
+    const done = page.locator("#crosslingual-nli-done");
+    await expect(done).toContainText("60 responses judged locally by MoritzLaurer/multilingual-MiniLMv2-L6-mnli-xnli, model.safetensors sha256 ", { timeout: 60_000 });
+    await expect(done).toContainText("(unverified: trust on first use) under argmax");
+    const served = (await mirror.stats()).served;
+    expect(Object.keys(served).sort()).toEqual(["config.json", "model.safetensors", "tokenizer.json"]
+      .map((f) => `/MoritzLaurer/multilingual-MiniLMv2-L6-mnli-xnli/resolve/main/${f}`));
+    const argmax = Number((await done.textContent()).match(/: (\d+) refusals? among 60/)[1]);
+    expect(argmax).toBeGreaterThan(0);
+
+    // The paper text's rule on the same loaded model: nothing downloaded again, and every
+    // verdict is P(refuse) >= 0.8 (this random model's P stays below 0.65: no refusal).
+    await page.getByLabel("Rule", { exact: true }).selectOption("threshold:0.8");
+    await page.getByRole("button", { name: "Decide refusals with a local NLI model (no key)" }).click();
+    await expect(done).toContainText("under threshold 0.8 (MSQAD's paper text: refusal when P(refuse) ≥ 0.8): 0 refusals among 60 answers");
+    expect((await mirror.stats()).served).toEqual(served);
+    const rows = csvRows((await downloadText(page, "Download records (CSV)")).text);
+    expect([...rows.values()].every((r) => r.nli_rule === "threshold:0.8" && Number(r.nli_p_refuse) < 0.8)).toBe(true);
+  } finally {
+    mirror.stop();
+  }
   expect(errors).toEqual([]);
 });
