@@ -2,15 +2,25 @@
 // started by models.js only when a local model is first used, so the page's first load never
 // fetches it. It holds one model at a time. Weights come from Cache Storage, else from the
 // catalogue's URL (or the mirror the page names) by a plain GET; every file is checked in Rust
-// against the catalogue's sha256 before it is kept or parsed.
-import init, { model_spec, check_file, LocalEmbedder } from "./pkg-models/evenhand_models.js";
+// against the catalogue's sha256 before it is kept or parsed. Two kinds of model: an embedder
+// (vectors) and a zero-shot NLI classifier (P(refuse) and a verdict per answer); the user's own
+// NLI model folder loads without a pin (trust on first use, each file's sha256 reported).
+import init, { model_spec, check_file, nli_unlabelled, LocalEmbedder, LocalClassifier } from "./pkg-models/evenhand_models.js";
 
 const ready = init();
 // Kept across builds: sw.js spares this cache when it deletes an old build's.
 const CACHE = "evenhand-models-v1";
 
-/** @type {{ name: string, embedder: LocalEmbedder } | null} */
+/** The one model held: its key (the catalogue name, or "own:" and the weights' sha256) and kind.
+ * @type {{ name: string, embedder?: LocalEmbedder, classifier?: LocalClassifier } | null} */
 let loaded = null;
+
+/** Frees the model held, before another one's bytes arrive. */
+function unload() {
+  loaded?.embedder?.free();
+  loaded?.classifier?.free();
+  loaded = null;
+}
 
 const post = (message) => self.postMessage(message);
 
@@ -75,15 +85,39 @@ async function gather(id, name, base, fetchMissing, picked) {
 }
 
 async function load(id, name, base, fetchMissing, picked) {
-  if (loaded?.name === name) return loaded.embedder.describe();
+  if (loaded?.name === name && loaded.embedder) return loaded.embedder.describe();
   // One model at a time: the old one's memory goes before the new one's arrives.
-  loaded?.embedder.free();
-  loaded = null;
+  unload();
   const files = await gather(id, name, base, fetchMissing, picked);
   post({ id, progress: { file: "model.safetensors", parsing: true } });
   const embedder = new LocalEmbedder(name, files["config.json"], files["model.safetensors"], files["tokenizer.json"]);
   loaded = { name, embedder };
   return embedder.describe();
+}
+
+/** A catalogue NLI model, as `load` does for an embedder. */
+async function loadClassifier(id, name, base, fetchMissing, picked) {
+  if (loaded?.name === name && loaded.classifier) return loaded.classifier.describe();
+  unload();
+  const files = await gather(id, name, base, fetchMissing, picked);
+  post({ id, progress: { file: "model.safetensors", parsing: true } });
+  const classifier = new LocalClassifier(name, files["config.json"], files["model.safetensors"], files["tokenizer.json"]);
+  loaded = { name, classifier };
+  return classifier.describe();
+}
+
+const OWN_FILES = ["config.json", "model.safetensors", "tokenizer.json"];
+
+/** The user's own NLI model folder: no pin, nothing cached; its key is the weights' sha256. */
+function loadOwn(id, folder, picked) {
+  const missing = OWN_FILES.filter((f) => !picked.has(f));
+  if (missing.length) throw new Error(`${missing.join(", ")}: not among the picked files (expected ${OWN_FILES.join(", ")})`);
+  unload();
+  post({ id, progress: { file: "model.safetensors", checking: true } });
+  const classifier = LocalClassifier.own(folder, picked.get("config.json"), picked.get("model.safetensors"), picked.get("tokenizer.json"));
+  const described = classifier.describe();
+  loaded = { name: described.id, classifier };
+  return described;
 }
 
 const ops = {
@@ -102,8 +136,20 @@ const ops = {
   },
   /** Vectors of a few texts, row after row. */
   embed({ name, texts }) {
-    if (loaded?.name !== name) throw new Error(`the model ${name} is not loaded`);
+    if (loaded?.name !== name || !loaded.embedder) throw new Error(`the model ${name} is not loaded`);
     return loaded.embedder.embed(texts);
+  },
+  loadClassifier: ({ id, name, base, fetchMissing }) => loadClassifier(id, name, base, fetchMissing, null),
+  /** A catalogue NLI model's files picked by the user (checked against its pins). */
+  loadClassifierFiles: ({ id, name, files }) => loadClassifier(id, name, "", false, new Map(files.map((f) => [f.name, new Uint8Array(f.data)]))),
+  /** The user's own NLI model folder (trust on first use). */
+  loadOwnClassifier: ({ id, folder, files }) => loadOwn(id, folder, new Map(files.map((f) => [f.name, new Uint8Array(f.data)]))),
+  /** The languages among these the zero-shot rule has no labels for. */
+  unlabelled: ({ languages }) => nli_unlabelled(languages),
+  /** P(refuse) and verdicts of a few answers under the rule. */
+  classify({ name, texts, languages, rule }) {
+    if (loaded?.name !== name || !loaded.classifier) throw new Error(`the NLI model ${name} is not loaded`);
+    return loaded.classifier.detect(texts, languages, rule);
   },
 };
 

@@ -2,6 +2,8 @@
 // (pkg-models/) only when a local model is first used, holds one model at a time, and turns
 // texts into vectors a few at a time, so the page can show progress and cancel between calls.
 // Vectors are kept per model and answer hash for the page's life: a rerun embeds nothing anew.
+// The zero-shot NLI refusal detector runs in the same worker (one model at a time): P(refuse)
+// and verdicts are kept per (answer hash, model, language, rule), so a rerun costs nothing.
 
 /** Texts per worker call: a smooth progress bar, and a cancel heard within a second or so. */
 const STEP = 8;
@@ -13,6 +15,14 @@ let next = 0;
 const pending = new Map();
 /** `${model} ${sha256(text)}` -> vector. */
 const vectors = new Map();
+/** `${model} ${language} ${rule} ${sha256(text)}` -> {p, refusal}. */
+const verdicts = new Map();
+/** What the worker holds: the describe() of its last loaded model, or null. */
+let held = null;
+/** Every NLI model loaded in this page's life, by id: what its verdicts are recorded under. */
+const classifiers = new Map();
+/** Answers per classify call: both hypotheses of each in one forward pass, progress between calls. */
+const NLI_STEP = 8;
 
 function start() {
   if (worker) return worker;
@@ -49,6 +59,7 @@ function start() {
 export function stop(why = "cancelled") {
   if (worker) worker.terminate();
   worker = null;
+  held = null;
   for (const p of pending.values()) p.reject(new Error(why));
   pending.clear();
 }
@@ -76,14 +87,14 @@ export function spec(name) {
 /** Loads `name` from Cache Storage, downloading what is missing when `fetchMissing`; resolves to
  *  {name, dimension, files: [{file, status, sha256, pinned}]}. */
 export function load(name, fetchMissing, onProgress) {
-  return send({ op: "load", name, base: modelsBase(), fetchMissing }, onProgress);
+  return holding(send({ op: "load", name, base: modelsBase(), fetchMissing }, onProgress));
 }
 
 /** Loads `name` from files the user picked (checked as downloads are).
  * @param {string} name @param {File[]} files */
 export async function loadFiles(name, files, onProgress) {
   const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: await f.arrayBuffer() })));
-  return send({ op: "loadFiles", name, files: data }, onProgress, data.map((f) => f.data));
+  return holding(send({ op: "loadFiles", name, files: data }, onProgress, data.map((f) => f.data)));
 }
 
 async function sha256(text) {
@@ -127,4 +138,95 @@ export async function embed(name, texts, { onProgress, signal } = {}) {
     onProgress?.(reused + Math.min(at + STEP, todo.length), total);
   }
   return { vectors: keys.map((k) => vectors.get(k)), computed: todo.length, reused };
+}
+
+/** Remembers what the worker holds after a load (a failed load leaves it holding nothing). */
+function holding(promise) {
+  return promise.then((d) => {
+    held = d;
+    if (d.label !== undefined) classifiers.set(d.id, d);
+    return d;
+  }, (err) => {
+    held = null;
+    throw err;
+  });
+}
+
+/** The NLI model the worker holds now ({id, label, files, ...}), or null. */
+export function heldClassifier() {
+  return held?.label !== undefined ? held : null;
+}
+
+/** An NLI model loaded earlier in this page's life ({id, label, files, ...}), or null. */
+export function knownClassifier(id) {
+  return classifiers.get(id) ?? null;
+}
+
+/** The user's own NLI model loaded last in this page's life, or null. */
+export function lastOwnClassifier() {
+  return [...classifiers.values()].filter((d) => d.id.startsWith("own:")).pop() ?? null;
+}
+
+/** Loads the catalogue NLI model `name` (Cache Storage first; the network when `fetchMissing`). */
+export function loadClassifier(name, fetchMissing, onProgress) {
+  return holding(send({ op: "loadClassifier", name, base: modelsBase(), fetchMissing }, onProgress));
+}
+
+/** Loads the catalogue NLI model `name` from the files the user picked (checked against its pins).
+ * @param {string} name @param {File[]} files */
+export async function loadClassifierFiles(name, files, onProgress) {
+  const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: await f.arrayBuffer() })));
+  return holding(send({ op: "loadClassifierFiles", name, files: data }, onProgress, data.map((f) => f.data)));
+}
+
+/** Loads the user's own NLI model folder (no pin: each file's sha256 is reported, trust on first use).
+ * @param {string} folder @param {File[]} files */
+export async function loadOwnClassifier(folder, files, onProgress) {
+  const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: await f.arrayBuffer() })));
+  return holding(send({ op: "loadOwnClassifier", folder, files: data }, onProgress, data.map((f) => f.data)));
+}
+
+/** Of `languages`, those the zero-shot rule has no labels for. @param {string[]} languages
+ * @returns {Promise<string[]>} */
+export function unlabelled(languages) {
+  return send({ op: "unlabelled", languages: [...new Set(languages)] });
+}
+
+const verdictKey = async (model, rule, item) => `${model} ${item.language} ${rule} ${await sha256(item.text)}`;
+
+/** How many of `items` ({text, language}) have no verdict of `model` under `rule` kept yet. */
+export async function missingVerdicts(model, rule, items) {
+  let n = 0;
+  for (const item of items) if (!verdicts.has(await verdictKey(model, rule, item))) n++;
+  return n;
+}
+
+/** P(refuse) and the verdict under `rule` of each item ({text, language}) by the NLI model the
+ *  worker holds, `model` (its id): kept ones reused, the rest computed a few answers at a time.
+ *  `onProgress(done, total)` counts answers; `signal` cancels between calls.
+ * @param {string} model @param {string} rule @param {{text: string, language: string}[]} items
+ * @param {{onProgress?: (done: number, total: number) => void, signal?: AbortSignal}} options
+ * @returns {Promise<{p_refuse: number[], refusal: boolean[], computed: number, reused: number}>} */
+export async function classify(model, rule, items, { onProgress, signal } = {}) {
+  const keys = await Promise.all(items.map((item) => verdictKey(model, rule, item)));
+  const todo = [];
+  const queued = new Set();
+  keys.forEach((k, i) => {
+    if (!verdicts.has(k) && !queued.has(k)) {
+      queued.add(k);
+      todo.push(i);
+    }
+  });
+  const reused = keys.filter((k) => verdicts.has(k)).length;
+  const total = reused + todo.length;
+  onProgress?.(reused, total);
+  for (let at = 0; at < todo.length; at += NLI_STEP) {
+    signal?.throwIfAborted();
+    const chunk = todo.slice(at, at + NLI_STEP);
+    const out = await send({ op: "classify", name: model, rule, texts: chunk.map((i) => items[i].text), languages: chunk.map((i) => items[i].language) });
+    chunk.forEach((i, j) => verdicts.set(keys[i], { p: out.p_refuse[j], refusal: out.refusal[j] }));
+    onProgress?.(reused + Math.min(at + NLI_STEP, todo.length), total);
+  }
+  const kept = keys.map((k) => verdicts.get(k));
+  return { p_refuse: kept.map((v) => v.p), refusal: kept.map((v) => v.refusal), computed: todo.length, reused };
 }

@@ -201,6 +201,10 @@ const ops = {
   crosslingualSetLabel: (recordId, label) => crosslingual().set_label(recordId, label),
   crosslingualLabelsCsv: () => crosslingual().labels_csv(),
   crosslingualImportLabels: (name, text) => crosslingual().import_labels(name, text),
+  // The local NLI refusal detector (models.js runs the model): answers out, P(refuse) back
+  // into the records' nli_* columns.
+  crosslingualNliItems: () => crosslingual().nli_items(),
+  crosslingualAddNli: (batch) => crosslingual().add_nli(batch),
   // The Run tab's inputs (JSONL) and what comes back: an embedding run's vectors replace the
   // earlier ones; a judge run's records become verdicts (crosslingualLoadJudge).
   crosslingualEmbedTexts: (all) => crosslingual().embed_texts(Boolean(all)),

@@ -16,7 +16,6 @@ use evenhand::crosslingual::detect::{CASCADE, cascade_inner};
 use evenhand::crosslingual::nli::{NliBatch, NliItem};
 use evenhand_models::catalogue::{self, MODELS, Model, Purpose};
 use evenhand_models::nli::NliDetector;
-use evenhand_models::pin::Verdict;
 use evenhand_models::zeroshot::Rule;
 use evenhand_models::{ModelError, ModelFiles};
 use std::path::{Path, PathBuf};
@@ -58,17 +57,6 @@ pub fn catalogue_model(name: &str) -> Result<&'static Model, Failure> {
     })
 }
 
-/// The model as the records and the methods text name it.
-fn label(dir: &Path, model: Option<&Model>, weights: Option<&(String, Verdict)>) -> String {
-    let name = model.map_or_else(|| format!("local:{}", super::embed::dir_name(dir)), |m| m.repository.to_string());
-    let commit = model.and_then(|m| m.commit).map(|c| format!(" at commit {c}")).unwrap_or_default();
-    let sha = weights.map_or(String::new(), |(_, v)| {
-        let how = if v.is_pinned() { "pinned" } else { "unverified: trust on first use" };
-        format!(", model.safetensors sha256 {} ({how})", v.sha256())
-    });
-    format!("{name}{commit}{sha}")
-}
-
 /// What a cascade did: answers the lexicon decided, and with --nli-cascade-check the 2x2 of
 /// the cascade (rows) against the model alone (columns).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -89,8 +77,7 @@ pub fn run(a: &NliArgs, dir: &Path, items: &[NliItem]) -> Result<(NliBatch, Opti
     let rule = Rule::parse(rule_text).map_err(|e| Failure::new(format!("--nli-rule: {e}")))?;
     let model = a.nli_model.as_deref().map(catalogue_model).transpose()?;
     let detector = NliDetector::load(ModelFiles::read_dir(dir, model)?, rule)?;
-    let weights = detector.classifier().provenance().iter().find(|(f, _)| f.ends_with("model.safetensors"));
-    let label = label(dir, model, weights);
+    let label = detector.record_label(model, &super::embed::dir_name(dir));
     if detector.classifier().provenance().iter().any(|(_, v)| !v.is_pinned()) {
         note(format_args!("{label}: {}", evenhand_models::pin::UNVERIFIED));
     }

@@ -161,6 +161,20 @@ impl CrosslingualSession {
         self.0.replace_embeddings(&b).map_err(failed)
     }
 
+    /// The answers for the NLI refusal detector, [{id, text, language}], once per record id. The
+    /// model runs in the page's models worker (www/models.js), not in this module.
+    pub fn nli_items(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.0.nli_items().map_err(failed)?)
+    }
+
+    /// `batch` {model, rule, ids, p_refuse}: the NLI detector's P(refuse) per record id into the
+    /// records' nli_p_refuse, nli_rule and nli_model columns; all or nothing. Returns how many
+    /// records got a probability.
+    pub fn add_nli(&mut self, batch: JsValue) -> Result<usize, JsValue> {
+        let b: crate::crosslingual::nli::NliBatch = from_js("NLI batch", batch)?;
+        self.0.add_nli(&b).map_err(failed)
+    }
+
     /// The judge's cases as a JSONL cases file for the Run tab.
     pub fn judge_cases_jsonl(&self) -> Result<String, JsValue> {
         let cases = self.0.judge_cases().map_err(failed)?;

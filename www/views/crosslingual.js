@@ -6,6 +6,7 @@ import { buildLabel } from "../build-info.js";
 import { createCrosslingualDashboard } from "./crosslingual-dashboard.js";
 import { createCrosslingualLabels } from "./crosslingual-labels.js";
 import { createCrosslingualLocal } from "./crosslingual-local.js";
+import { createCrosslingualNli } from "./crosslingual-nli.js";
 import { createCrosslingualRuns } from "./crosslingual-runs.js";
 import { handToRun } from "../handover.js";
 import { readFile } from "../read-file.js";
@@ -240,6 +241,7 @@ export function createCrosslingual(call) {
   const setup = createCrosslingualSetup(call, refresh);
   createCrosslingualRuns(call, refresh);
   createCrosslingualLocal(call, refresh);
+  createCrosslingualNli(call, refresh);
 
   // PERMANOVA: the worker's session hands out one test at a time; its permutations run on every
   // core in the PERMANOVA pool, and its report goes back to the session, which applies the

@@ -3,6 +3,7 @@
 //! scored with the answer as premise; the entailment logits of the two give P(refuse) by a
 //! softmax across the labels, and the rule (argmax, or the paper's 0.8 threshold) decides.
 
+use crate::catalogue::Model;
 use crate::classify::Classifier;
 use crate::embed::ModelFiles;
 use crate::error::ModelError;
@@ -42,6 +43,26 @@ impl NliDetector {
 
     pub fn rule(&self) -> Rule {
         self.rule
+    }
+
+    /// Another rule on the same model (the page switches between argmax and the threshold
+    /// without loading the model again).
+    pub fn set_rule(&mut self, rule: Rule) {
+        self.rule = rule;
+    }
+
+    /// How the records' `nli_model` column and the methods text name this model: the catalogue
+    /// repository (with its commit, when pinned) or `local:FOLDER`, then the weights' sha256 and
+    /// whether it was pinned. The CLI and the page write the same text.
+    pub fn record_label(&self, model: Option<&Model>, folder: &str) -> String {
+        let name = model.map_or_else(|| format!("local:{folder}"), |m| m.repository.to_string());
+        let commit = model.and_then(|m| m.commit).map(|c| format!(" at commit {c}")).unwrap_or_default();
+        let weights = self.classifier.provenance().iter().find(|(f, _)| f.ends_with("model.safetensors"));
+        let sha = weights.map_or(String::new(), |(_, v)| {
+            let how = if v.is_pinned() { "pinned" } else { "unverified: trust on first use" };
+            format!(", model.safetensors sha256 {} ({how})", v.sha256())
+        });
+        format!("{name}{commit}{sha}")
     }
 
     /// The index of the entailment logit (config.json's label2id, as the pipeline finds it).

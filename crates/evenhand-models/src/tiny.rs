@@ -309,6 +309,30 @@ pub fn write_classifier(dir: &Path, head: Head, seed: u64) -> Result<(), ModelEr
     }
 }
 
+/// A tiny random BERT NLI classifier (3 labels, as [`write_classifier`]) over someone else's
+/// tokenizer.json (the same JSON, written into `dir` with the rest): a real vocabulary (the tests use
+/// all-MiniLM-L6-v2's WordPiece) with the model's embedding table sized to it and `[PAD]` as
+/// padding. The tokenizer must be a BERT one (its post-processor gives type ids 0 and 1).
+pub fn write_classifier_with_tokenizer(dir: &Path, seed: u64, tokenizer_json: &[u8]) -> Result<(), ModelError> {
+    let bad = |message: String| ModelError::Tokenizer { file: "tokenizer.json".into(), message };
+    let t: serde_json::Value = serde_json::from_slice(tokenizer_json).map_err(|e| bad(e.to_string()))?;
+    let vocab = t["model"]["vocab"].as_object().ok_or_else(|| bad("no model.vocab object (not WordPiece?)".into()))?;
+    let ids = vocab.values().chain(t["added_tokens"].as_array().into_iter().flatten().map(|a| &a["id"]));
+    let size = ids.filter_map(serde_json::Value::as_u64).max().map_or(0, |m| m as usize + 1);
+    let pad = vocab.get("[PAD]").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    let id2label: serde_json::Map<String, serde_json::Value> =
+        LABELS.iter().enumerate().map(|(i, l)| (i.to_string(), (*l).into())).collect();
+    let label2id: serde_json::Map<String, serde_json::Value> =
+        LABELS.iter().enumerate().map(|(i, l)| ((*l).to_string(), i.into())).collect();
+    let mut c = config(size);
+    c["architectures"] = serde_json::json!(["BertForSequenceClassification"]);
+    c["pad_token_id"] = pad.into();
+    c["id2label"] = id2label.into();
+    c["label2id"] = label2id.into();
+    let shape = Shape { vocab: size, positions: POSITIONS, types: 2, prefix: "bert." };
+    save(dir, [("config.json", c), ("tokenizer.json", t)], weights(&shape, Some(Head::Bert), seed))
+}
+
 /// The WordPiece tokenizer with XLM-R's special tokens and the RoBERTa post-processor
 /// (`<s> A </s></s> B </s>`, every type id 0).
 fn xlmr_tokenizer(vocab: &[String]) -> serde_json::Value {

@@ -2,10 +2,14 @@
 //! is first used, in its own worker (www/models-worker.js). Serde structs in and out; the bytes
 //! come from the page (network, Cache Storage or the user's files) and are checked here, in
 //! Rust, against the catalogue's sha256 before a byte is parsed. Errors are messages, never traps.
+//! Two kinds of model: [`LocalEmbedder`] (vectors) and [`LocalClassifier`] (the zero-shot NLI
+//! refusal detector).
 
-use crate::catalogue::{self, Model};
+use crate::catalogue::{self, Model, Purpose};
 use crate::embed::{Embedder, ModelFiles, NamedBytes};
+use crate::nli::NliDetector;
 use crate::pin::{self, Verdict};
+use crate::zeroshot::{self, Rule, Source};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -139,4 +143,145 @@ impl LocalEmbedder {
         let vectors = self.inner.embed(&refs, |_| {}).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(vectors.concat())
     }
+}
+
+/// A loaded zero-shot NLI refusal detector: a catalogue NLI model (its files checked against
+/// the catalogue's pins) or the user's own model folder (trust on first use: each file's sha256
+/// is recorded and shown). One model per worker at a time, as for the embedder.
+#[wasm_bindgen]
+pub struct LocalClassifier {
+    /// The catalogue name, or `own:` and the weights' sha256 for the user's folder.
+    id: String,
+    /// What the records' nli_model column says (the CLI writes the same for the same files).
+    label: String,
+    inner: NliDetector,
+}
+
+#[derive(Serialize)]
+struct LoadedClassifier<'a> {
+    id: &'a str,
+    label: &'a str,
+    architecture: String,
+    labels: &'a [String],
+    entailment: usize,
+    files: Vec<FileVerdict<'a>>,
+}
+
+/// P(refuse) and the verdict under the rule, per answer in input order.
+#[derive(Serialize)]
+struct Scored {
+    rule: String,
+    p_refuse: Vec<f64>,
+    refusal: Vec<bool>,
+    /// Whose translation each answer's labels are (msqad or ours).
+    labels: Vec<Source>,
+}
+
+fn classifier_files(config: Vec<u8>, weights: Vec<u8>, tokenizer: Vec<u8>, pins: Option<&Model>) -> ModelFiles {
+    let named = |path: &str, bytes: Vec<u8>| NamedBytes {
+        name: path.to_string(),
+        bytes,
+        sha256: pins.and_then(|m| m.file(path)).and_then(|f| f.sha256).map(String::from),
+    };
+    ModelFiles {
+        config: named("config.json", config),
+        weights: named("model.safetensors", weights),
+        tokenizer: named("tokenizer.json", tokenizer),
+    }
+}
+
+fn rule(text: &str) -> Result<Rule, JsError> {
+    Rule::parse(text).map_err(|e| JsError::new(&format!("NLI rule: {e}")))
+}
+
+#[wasm_bindgen]
+impl LocalClassifier {
+    /// A catalogue NLI model: the three files checked against its pins, then parsed.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str, config: Vec<u8>, weights: Vec<u8>, tokenizer: Vec<u8>) -> Result<LocalClassifier, JsError> {
+        let m = model(name)?;
+        if m.purpose != Purpose::Nli {
+            return Err(JsError::new(&format!("{name} is an embedding model, not an NLI model")));
+        }
+        let inner = NliDetector::load(classifier_files(config, weights, tokenizer, Some(m)), Rule::Argmax)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        let label = inner.record_label(Some(m), "");
+        Ok(LocalClassifier { id: m.name.to_string(), label, inner })
+    }
+
+    /// The user's own model folder (config.json, model.safetensors, tokenizer.json of a
+    /// BERT, XLM-R or DeBERTa-v2 sequence classifier trained on NLI): no pin, so each file is
+    /// accepted on trust and its sha256 recorded; `folder` names it in the records.
+    pub fn own(
+        folder: &str,
+        config: Vec<u8>,
+        weights: Vec<u8>,
+        tokenizer: Vec<u8>,
+    ) -> Result<LocalClassifier, JsError> {
+        let inner = NliDetector::load(classifier_files(config, weights, tokenizer, None), Rule::Argmax)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        let label = inner.record_label(None, folder);
+        let sha =
+            inner.classifier().provenance().iter().find(|(f, _)| f == "model.safetensors").map(|(_, v)| v.sha256());
+        let id = format!("own:{}", sha.unwrap_or(""));
+        Ok(LocalClassifier { id, label, inner })
+    }
+
+    /// Its id (the key of the page's cache of results), record label, labels and each file's
+    /// sha256 verdict.
+    pub fn describe(&self) -> Result<JsValue, JsError> {
+        let c = self.inner.classifier();
+        let files = c
+            .provenance()
+            .iter()
+            .map(|(file, verdict)| FileVerdict { file, verdict, pinned: verdict.is_pinned() })
+            .collect();
+        to_js(&LoadedClassifier {
+            id: &self.id,
+            label: &self.label,
+            architecture: format!("{:?}", c.architecture()),
+            labels: c.labels(),
+            entailment: self.inner.entailment_index(),
+            files,
+        })
+    }
+
+    /// P(refuse) and the verdict under `rule` (argmax, paper or threshold:P) for each
+    /// (text, language); the worker calls this a few answers at a time. A language without
+    /// zero-shot labels is an error naming its place in this call (`answer N`, from 1).
+    pub fn detect(&mut self, texts: Vec<String>, languages: Vec<String>, rule_name: &str) -> Result<JsValue, JsError> {
+        if texts.len() != languages.len() {
+            return Err(JsError::new(&format!("{} texts but {} languages", texts.len(), languages.len())));
+        }
+        let r = rule(rule_name)?;
+        self.inner.set_rule(r);
+        let answers: Vec<(&str, &str)> =
+            texts.iter().map(String::as_str).zip(languages.iter().map(String::as_str)).collect();
+        let verdicts = self.inner.detect(&answers, |_| {}).map_err(|e| JsError::new(&e.to_string()))?;
+        to_js(&Scored {
+            rule: r.name(),
+            p_refuse: verdicts.iter().map(|v| v.p_refuse).collect(),
+            refusal: verdicts.iter().map(|v| v.refusal).collect(),
+            labels: verdicts.iter().map(|v| v.labels).collect(),
+        })
+    }
+}
+
+/// Of `languages`, those the zero-shot rule has no labels for (each once, in order): the page
+/// names them and their records before any model work.
+#[wasm_bindgen]
+pub fn nli_unlabelled(languages: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for l in languages {
+        if zeroshot::hypotheses(&l).is_none() && !out.contains(&l) {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// The canonical name of a rule (`argmax`, `threshold:0.8`), or the error naming what is expected.
+#[wasm_bindgen]
+pub fn nli_rule_name(text: &str) -> Result<String, JsError> {
+    Ok(rule(text)?.name())
 }
