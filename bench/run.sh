@@ -61,3 +61,6 @@ done
 bash bench/run_throughput.sh | tee -a bench/out/results.txt
 # A provider run in Chromium against the mock (bench/web/providers.sh).
 bench/web/providers.sh
+# Local models (issue 26): MiniLM embeddings natively, in Chromium and by sentence-transformers;
+# NLI throughput on random-weight base-sized models vs transformers (bench/models/run.sh).
+bash bench/models/run.sh || echo "bench/models/run.sh failed" >&2

