@@ -58,6 +58,7 @@ const SHELL = [
   "./views/crosslingual-dashboard.js",
   "./views/crosslingual-labels.js",
   "./views/crosslingual-local.js",
+  "./views/model-load.js",
   "./views/crosslingual-nli.js",
   "./views/crosslingual-runs.js",
   "./views/crosslingual.js",

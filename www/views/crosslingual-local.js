@@ -4,8 +4,8 @@
 // PERMDISP and the PCA plot use them. Before a first download the page says what it costs.
 import { $, el, errorMessage, plural, showIn } from "../dom.js";
 import * as models from "../models.js";
+import { describeFiles, loadProgress, mb } from "./model-load.js";
 
-const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /** @param {import("../rpc.js").AnalysisCall} call */
 export function createCrosslingualLocal(call, refresh) {
@@ -39,22 +39,7 @@ export function createCrosslingualLocal(call, refresh) {
     status.textContent = label;
   }
 
-  /** Download or check progress from the worker. */
-  function onLoadProgress(p) {
-    if (p.got !== undefined) {
-      progress.max = p.total || p.got;
-      progress.value = p.got;
-      status.textContent = `Downloading ${p.file}: ${mb(p.got)}${p.total ? ` of ${mb(p.total)}` : ""}`;
-    } else {
-      progress.removeAttribute("value");
-      status.textContent = p.checking ? `Checking the sha256 of ${p.file}` : `Loading ${p.file}`;
-    }
-  }
-
-  function describeFiles(loaded) {
-    return el("ul", { class: "model-files" }, loaded.files.map((f) => el("li", {
-      text: `${f.file}: sha256 ${f.sha256} ${f.pinned ? "(matches the catalogue's pin)" : "(unverified: not pinned by the model catalogue; trust on first use)"}` })));
-  }
+  const onLoadProgress = loadProgress(progress, status);
 
   /** Loads the model (from the cache, the network or picked files), embeds, hands the vectors over. */
   async function run(loadModel) {

@@ -6,8 +6,8 @@
 // download the page says what it costs; on an error nothing already loaded changes.
 import { $, el, errorMessage, plural, showIn } from "../dom.js";
 import * as models from "../models.js";
+import { describeFiles, loadProgress, mb } from "./model-load.js";
 
-const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 const OWN = "own";
 const RULES = { argmax: "argmax (MSQAD's code: refusal when P(refuse) > 0.5)", "threshold:0.8": "threshold 0.8 (MSQAD's paper text: refusal when P(refuse) ≥ 0.8)" };
 
@@ -33,19 +33,7 @@ export function createCrosslingualNli(call, refresh) {
     status.textContent = label;
   }
 
-  function onLoadProgress(p) {
-    if (p.got !== undefined) {
-      progress.max = p.total || p.got;
-      progress.value = p.got;
-      status.textContent = `Downloading ${p.file}: ${mb(p.got)}${p.total ? ` of ${mb(p.total)}` : ""}`;
-    } else {
-      progress.removeAttribute("value");
-      status.textContent = p.checking ? `Checking the sha256 of ${p.file}` : `Loading ${p.file}`;
-    }
-  }
-
-  const describeFiles = (loaded) => el("ul", { class: "model-files" }, loaded.files.map((f) => el("li", {
-    text: `${f.file}: sha256 ${f.sha256} ${f.pinned ? "(matches the catalogue's pin)" : "(unverified: not pinned by the model catalogue; trust on first use)"}` })));
+  const onLoadProgress = loadProgress(progress, status);
 
   /** The answers to judge, or an error naming a record whose language has no zero-shot labels. */
   async function answers() {
