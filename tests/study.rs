@@ -128,15 +128,7 @@ fn the_plan_counts_calls_for_provider_targets_only() {
 fn run_records_come_back_to_their_method_and_sample() {
     // A run's records as the engine writes them: the case's columns, its own record id.
     let mut s = study::Session::open("parity.json", fixture::PARITY).unwrap();
-    let mut answered = s.run_cases().unwrap();
-    for (i, r) in answered.iter_mut().enumerate() {
-        r.provider = "openai".into();
-        r.model = "gpt-4o-mini".into();
-        r.record_id = format!("run:{i}");
-        r.status = evenhand::record::Status::Ok;
-        r.response = "A".into();
-    }
-    let text = evenhand::formats::write(&answered, evenhand::formats::FileFormat::Jsonl);
+    let text = answered_records(&s, |_, _| {});
     let summary = s.add_records("run.jsonl", text.as_bytes(), None, Origin::Run).unwrap();
     assert_eq!(summary.by_method.len(), 4, "{summary:?}");
     let div = s.records_of("divergence");
@@ -146,15 +138,7 @@ fn run_records_come_back_to_their_method_and_sample() {
 
 /// The parity study's cases answered by gpt-4o-mini: `answer(method, index)` gives the response.
 fn answered_run(s: &study::Session, answer: impl Fn(&str, usize) -> String) -> String {
-    let mut answered = s.run_cases().unwrap();
-    for (i, r) in answered.iter_mut().enumerate() {
-        r.provider = "openai".into();
-        r.model = "gpt-4o-mini".into();
-        r.record_id = format!("run:{i}");
-        r.status = evenhand::record::Status::Ok;
-        r.response = answer(&r.method, i);
-    }
-    evenhand::formats::write(&answered, evenhand::formats::FileFormat::Jsonl)
+    answered_records(s, |r, i| r.response = answer(&r.method, i))
 }
 
 #[test]
