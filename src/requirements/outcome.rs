@@ -108,7 +108,9 @@ impl<'a> Refusals<'a> {
         }
         let name = self.detector.as_str();
         match self.verdicts.get(i).and_then(|v| v.get(self.detector)) {
-            None => Err(format!("--detector {name}: no verdict for this answer (its column is empty or unreadable)")),
+            None => {
+                Err(format!("the {name} detector gave no verdict for this answer (its column is empty or unreadable)"))
+            }
             Some(false) => Ok(None),
             Some(true) => Ok(Some(match self.detector {
                 Detector::Nli => {
