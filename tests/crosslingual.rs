@@ -671,3 +671,29 @@ fn an_nli_batch_fills_the_columns_all_or_nothing() {
     assert_eq!((v[0].nli, v[1].nli), (Some(true), Some(false)));
     assert_eq!(s.dataset().records[0].extra["nli_rule"], "threshold:0.8");
 }
+
+/// Two different answers under one record id (loaded with a warning) would share one NLI
+/// verdict: the detector refuses the id before any model work, and a batch for it is refused
+/// too; the same answer twice under one id is judged once and written to both.
+#[test]
+fn one_record_id_with_two_answers_is_not_given_one_nli_verdict() {
+    use evenhand::crosslingual::nli::NliBatch;
+    let head = "record_id,method,case_id,language,response\n";
+    let mut same = Session::default();
+    same.load_records("same.csv", format!("{head}a,crosslingual,q1,en,Fine.\na,crosslingual,q1,en,Fine.\n").as_bytes())
+        .unwrap();
+    assert_eq!(same.nli_items().unwrap().len(), 1);
+    let batch = NliBatch { model: "m".into(), rule: "argmax".into(), ids: vec!["a".into()], p_refuse: vec![0.9] };
+    assert_eq!(same.add_nli(&batch).unwrap(), 2);
+
+    let mut two = Session::default();
+    two.load_records(
+        "two.csv",
+        format!("{head}a,crosslingual,q1,en,Fine.\na,crosslingual,q1,en,\"I'm sorry, I can't.\"\n").as_bytes(),
+    )
+    .unwrap();
+    let err = two.nli_items().unwrap_err().to_string();
+    assert!(err.contains("record_id \"a\" names two different answers"), "{err}");
+    assert!(two.add_nli(&batch).is_err());
+    assert!(two.dataset().verdicts.iter().all(|v| v.nli.is_none()), "nothing written");
+}

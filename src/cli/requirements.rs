@@ -273,7 +273,7 @@ pub fn evaluate(args: &EvaluateArgs) -> Outcome {
     let mut nli = serde_json::Value::Null;
     if let Some(dir) = &args.nli.nli_model_dir {
         let lexicon = evenhand::text::refusal::Lexicon::builtin();
-        let items = evenhand::crosslingual::nli::items_of(&loaded.records, &lexicon);
+        let items = evenhand::crosslingual::nli::items_of(&loaded.records, &lexicon).map_err(Failure::new)?;
         let (batch, cascade) = super::nli::run(&args.nli, dir, &items)?;
         if let Some(c) = &cascade {
             super::nli::report(c);

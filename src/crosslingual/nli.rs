@@ -15,7 +15,7 @@ use super::detect::{self, NLI_COLUMN, NLI_MODEL_COLUMN, NLI_RULE_COLUMN};
 use crate::record::{Record, Status};
 use crate::text::refusal::Lexicon;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// One answer for the detector (once per record id).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,23 +46,39 @@ fn has_answer(r: &Record) -> bool {
 }
 
 /// The answered responses with a record id, once per id, in record order.
-pub fn items(d: &Dataset, lexicon: &Lexicon) -> Vec<NliItem> {
+pub fn items(d: &Dataset, lexicon: &Lexicon) -> Result<Vec<NliItem>, String> {
     items_of(&d.records, lexicon)
 }
 
-/// [`items`] of any records.
-pub fn items_of(records: &[Record], lexicon: &Lexicon) -> Vec<NliItem> {
-    let mut seen = HashSet::new();
-    records
-        .iter()
-        .filter(|r| has_answer(r) && !r.record_id.is_empty() && seen.insert(r.record_id.as_str()))
-        .map(|r| NliItem {
-            id: r.record_id.clone(),
-            text: r.response.clone(),
-            language: r.language.clone(),
-            lexicon: detect::lexicon_refusal(r, lexicon),
-        })
-        .collect()
+/// [`items`] of any records. A duplicate record id is loaded with a warning; the detector judges
+/// it once and writes its verdict into every record of that id, which is right only when they
+/// carry one answer. Two different answers (or languages) under one id are an error naming it,
+/// before any model work, rather than one answer's verdict given to the other.
+pub fn items_of(records: &[Record], lexicon: &Lexicon) -> Result<Vec<NliItem>, String> {
+    let mut first: HashMap<&str, &Record> = HashMap::new();
+    let mut items = vec![];
+    for r in records.iter().filter(|r| has_answer(r) && !r.record_id.is_empty()) {
+        match first.get(r.record_id.as_str()) {
+            Some(f) if f.response != r.response || f.language != r.language => {
+                return Err(format!(
+                    "record_id {:?} names two different answers; the NLI detector judges once per id, so give \
+                     them distinct record_ids (nothing was judged)",
+                    r.record_id
+                ));
+            }
+            Some(_) => {}
+            None => {
+                first.insert(&r.record_id, r);
+                items.push(NliItem {
+                    id: r.record_id.clone(),
+                    text: r.response.clone(),
+                    language: r.language.clone(),
+                    lexicon: detect::lexicon_refusal(r, lexicon),
+                });
+            }
+        }
+    }
+    Ok(items)
 }
 
 /// Writes the batch into every record with one of its ids and recomputes the verdicts; all or
@@ -90,6 +106,7 @@ pub fn write(records: &mut [Record], b: &NliBatch, lexicon: &Lexicon) -> Result<
             b.p_refuse.len()
         ));
     }
+    items_of(records, lexicon)?;
     let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, r) in records.iter().enumerate() {
         by_id.entry(r.record_id.clone()).or_default().push(i);

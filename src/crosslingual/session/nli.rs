@@ -10,7 +10,7 @@ impl Session {
         if self.data.records.is_empty() {
             return Err(SessionError::NoData);
         }
-        Ok(nli::items(&self.data, &self.lexicon))
+        nli::items(&self.data, &self.lexicon).map_err(SessionError::Invalid)
     }
 
     /// The detector's probabilities: written into the records, verdicts recomputed.
