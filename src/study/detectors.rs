@@ -114,9 +114,15 @@ pub fn notes(t: &DetectorTable) -> Vec<String> {
         .cells
         .iter()
         .map(|c| {
-            let counts: Vec<String> = c.counts.iter().map(|k| format!("{} {}", k.detector, k.refused)).collect();
             let judged = c.counts.first().map_or(0, |k| k.judged);
-            format!("{} in {}: {} of {judged} answers", c.model, c.language, counts.join(", "))
+            // A detector with verdicts on fewer answers (an NLI column filled for some records)
+            // comes after, with its own n, so no count is read against the wrong one.
+            let (same, fewer): (Vec<&trust::Count>, Vec<&trust::Count>) =
+                c.counts.iter().partition(|k| k.judged == judged);
+            let same: Vec<String> = same.iter().map(|k| format!("{} {}", k.detector, k.refused)).collect();
+            let fewer: String =
+                fewer.iter().map(|k| format!(", {} {} of {}", k.detector, k.refused, k.judged)).collect();
+            format!("{} in {}: {} of {judged} answers{fewer}", c.model, c.language, same.join(", "))
         })
         .collect();
     let mut out = vec![format!("Refusal detectors (the {} decides): {}.", t.decides, cells.join("; "))];
@@ -167,4 +173,31 @@ pub fn html(o: &mut String, t: &DetectorTable) {
     }
     // The statements are among the section's notes, printed above.
     o.push_str("</tbody></table></div>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_detector_that_judged_fewer_answers_names_its_own_n() {
+        let count = |d: &str, judged, refused| trust::Count { detector: d.into(), judged, refused };
+        let t = DetectorTable {
+            decides: LEXICON.into(),
+            detectors: vec![LEXICON.into(), NLI.into()],
+            threshold: DEPENDS_SHARE,
+            confidence: 0.95,
+            cells: vec![Cell {
+                model: "m".into(),
+                language: "en".into(),
+                counts: vec![count(LEXICON, 40, 4), count(OPENING, 40, 3), count(NLI, 25, 6)],
+                pairs: vec![],
+                depends_on_detector: false,
+            }],
+            statements: vec![],
+            about: vec![],
+        };
+        let line = &notes(&t)[0];
+        assert!(line.contains(&format!("m in en: {LEXICON} 4, {OPENING} 3 of 40 answers, {NLI} 6 of 25")), "{line}");
+    }
 }
