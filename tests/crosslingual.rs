@@ -642,6 +642,14 @@ fn the_cascade_rule_lets_the_lexicon_decide_its_hits_and_the_model_the_rest() {
     assert!(bad[1].contains("record 6 (f)") && bad[1].contains("nli_rule"), "{bad:?}");
     let r = analysis::analyze(&d, &Settings { detector: Detector::Nli, ..Settings::default() });
     assert!(r.trust.about[0].contains("lexicon-first cascade"), "{:?}", r.trust.about);
+    // The review sample shows the NLI call item by item, with the P(refuse) it came from (none
+    // where the lexicon decided).
+    let review: BTreeMap<&str, (Option<bool>, Option<&str>)> =
+        r.review.iter().map(|i| (i.record_id.as_str(), (i.nli, i.nli_p_refuse.as_deref()))).collect();
+    assert_eq!(review["a"], (Some(true), None));
+    assert_eq!(review["b"], (Some(true), None));
+    assert_eq!(review["c"], (Some(true), Some("0.7")));
+    assert_eq!(review["d"], (Some(false), Some("0.7")));
 }
 
 #[test]

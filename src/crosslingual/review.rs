@@ -3,6 +3,8 @@
 //! order-independent: candidates are sorted by `stable_hash(seed, "review", record_id)`.
 
 use super::analysis::{Dataset, Settings};
+use super::detect::{CASCADE, NLI_COLUMN, NLI_RULE_COLUMN, Verdicts};
+use crate::record::Record;
 use crate::rng::stable_hash;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -21,6 +23,11 @@ pub struct ReviewItem {
     pub lexicon_match: Option<String>,
     pub label: Option<bool>,
     pub judge: Option<bool>,
+    /// The NLI detector's verdict and the P(refuse) that decided it (the record's
+    /// `nli_p_refuse` cell as written; none where the cascade's lexicon decided), so its call
+    /// can be read beside the others item by item.
+    pub nli: Option<bool>,
+    pub nli_p_refuse: Option<String>,
 }
 
 pub fn sample(d: &Dataset, selected: &[usize], s: &Settings) -> Vec<ReviewItem> {
@@ -54,8 +61,20 @@ pub fn sample(d: &Dataset, selected: &[usize], s: &Settings) -> Vec<ReviewItem> 
                 // A label given by hand wins over the upload's column.
                 label: d.labels.get(&r.record_id).or(v.label),
                 judge: v.judge,
+                nli: v.nli,
+                nli_p_refuse: v.nli.and(model_p(r, v)),
             });
         }
     }
     out
+}
+
+/// The `nli_p_refuse` cell behind the NLI verdict, or None where the cascade's lexicon decided
+/// (a probability the model gave there decided nothing).
+fn model_p(r: &Record, v: &Verdicts) -> Option<String> {
+    let cascade = r.extra.get(NLI_RULE_COLUMN).is_some_and(|rule| rule.trim().starts_with(CASCADE));
+    if cascade && v.lexicon == Some(true) {
+        return None;
+    }
+    r.extra.get(NLI_COLUMN).filter(|p| !p.trim().is_empty()).map(|p| p.trim().to_string())
 }

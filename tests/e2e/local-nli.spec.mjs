@@ -184,6 +184,10 @@ test("a topic file with no key: the user's own NLI model folder judges it in the
     await expect(page.locator(`#crosslingual-rates tr[data-language="${r.language}"] td`).nth(1)).toHaveText(String(r.refused));
   }
 
+  // The review sample shows the model's call item by item, with the P(refuse) behind it.
+  const why = page.locator("#crosslingual-review tbody tr").first().locator("td").last();
+  await expect(why).toContainText(/NLI: (refusal|answer) \(P\(refuse\) 0\.\d+\)/);
+
   // A rerun costs nothing: every verdict is kept for the page's life.
   await page.getByRole("button", { name: "Decide refusals with a local NLI model (no key)" }).click();
   await expect(done).toContainText("(0 distinct answers computed, 60 answers reused");

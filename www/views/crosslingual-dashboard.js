@@ -159,7 +159,9 @@ export function createCrosslingualDashboard() {
       el("td", { text: x.mode }), el("td", { class: "response", text: x.response }),
       el("td", { text: [x.lexicon_match ?? "no phrase matched",
         x.label == null ? null : `label: ${x.label ? "refusal" : "answer"}`,
-        x.judge == null ? null : `judge: ${x.judge ? "REFUSAL" : "ANSWER"}`].filter(Boolean).join("; ") }))));
+        x.judge == null ? null : `judge: ${x.judge ? "REFUSAL" : "ANSWER"}`,
+        x.nli == null ? null : `NLI: ${x.nli ? "refusal" : "answer"}${x.nli_p_refuse == null ? " (the lexicon decided)" : ` (P(refuse) ${x.nli_p_refuse})`}`]
+        .filter(Boolean).join("; ") }))));
 
     const e = report.embeddings;
     $("crosslingual-embeddings-info").textContent = e.with_embedding
