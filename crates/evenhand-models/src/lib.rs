@@ -1,6 +1,6 @@
 //! Local models for Evenhand: our own BERT encoder forward pass on candle-core/candle-nn, the
 //! `tokenizers` crate for the model's own tokenizer, and weights checked against pinned sha256s
-//! before they are parsed. One implementation for the CLI (natively) and the page's third wasm module (src/web.rs).
+//! before they are used (streamed into their tensors, hashed as they arrive). One implementation for the CLI (natively) and the page's third wasm module (src/web.rs).
 //!
 //! - [`pin`]: the sha256 rule and the error that names the file and both hashes.
 //! - [`weights`]: safetensors streamed chunk by chunk into tensors, hashed as they arrive.
