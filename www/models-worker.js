@@ -2,14 +2,21 @@
 // started by models.js only when a local model is first used, so the page's first load never
 // fetches it. It holds one model at a time. Weights come from Cache Storage, else from the
 // catalogue's URL (or the mirror the page names) by a plain GET; every file is checked in Rust
-// against the catalogue's sha256 before it is kept or parsed. Two kinds of model: an embedder
-// (vectors) and a zero-shot NLI classifier (P(refuse) and a verdict per answer); the user's own
-// NLI model folder loads without a pin (trust on first use, each file's sha256 reported).
-import init, { model_spec, check_file, nli_unlabelled, LocalEmbedder, LocalClassifier } from "./pkg-models/evenhand_models.js";
+// against the catalogue's sha256 before it is used. Two kinds of model: an embedder (vectors)
+// and a zero-shot NLI classifier (P(refuse) and a verdict per answer); the user's own NLI model
+// folder loads without a pin (trust on first use, each file's sha256 reported).
+// Memory: model.safetensors is never whole in this worker. A download streams into Cache
+// Storage; the cached Blob (or the user's File) is then read in 16 MB slices into a
+// WeightsFeeder, which fills the tensors and hashes as it goes: the peak is the tensors and one
+// slice, not the file, its copy in wasm and the tensors.
+import init, { model_spec, check_file, nli_unlabelled, LocalEmbedder, LocalClassifier, WeightsFeeder } from "./pkg-models/evenhand_models.js";
 
 const ready = init();
 // Kept across builds: sw.js spares this cache when it deletes an old build's.
 const CACHE = "evenhand-models-v1";
+const WEIGHTS = "model.safetensors";
+/** Bytes per slice fed to the weights reader. */
+const CHUNK = 16 << 20;
 
 /** The one model held: its key (the catalogue name, or "own:" and the weights' sha256) and kind.
  * @type {{ name: string, embedder?: LocalEmbedder, classifier?: LocalClassifier } | null} */
@@ -24,64 +31,108 @@ function unload() {
 
 const post = (message) => self.postMessage(message);
 
-/** The cached copy of a file's URL, or null. */
-async function cached(url) {
-  const cache = await caches.open(CACHE);
+/** A file's bytes: a Blob (a cached Response's, or the user's File) or bytes already in memory
+ *  (models.js's other pickers still send those). @typedef {Blob | Uint8Array} Source */
+
+/** @param {Source} source */
+const sizeOf = (source) => (source instanceof Blob ? source.size : source.byteLength);
+
+/** Bytes [a, b) of `source`. @param {Source} source @param {number} a @param {number} b */
+async function slice(source, a, b) {
+  return source instanceof Blob ? new Uint8Array(await source.slice(a, b).arrayBuffer()) : source.subarray(a, b);
+}
+
+/** The cached copy of a file's URL as a Blob (not read), or null. */
+async function cached(cache, url) {
   const hit = await cache.match(url);
-  return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  return hit ? hit.blob() : null;
 }
 
 /** A plain GET (no Range, HEAD or Authorization: the hub's CDN refuses their preflights),
- *  read in chunks so the page can show how much has arrived. */
-async function download(id, file) {
+ *  streamed into Cache Storage as it arrives, counted so the page can show how much has come.
+ *  Cache Storage keeps the entry only once the body is complete: a cancel (the worker ended)
+ *  or a broken connection leaves nothing half-downloaded. */
+async function download(id, file, cache) {
   const response = await fetch(file.url, { referrerPolicy: "no-referrer", credentials: "omit", cache: "no-store" });
-  if (!response.ok) throw new Error(`${file.path}: ${file.url} answered HTTP ${response.status}`);
+  if (!response.ok || !response.body) throw new Error(`${file.path}: ${file.url} answered HTTP ${response.status}`);
   const total = file.bytes ?? (Number(response.headers.get("content-length")) || 0);
-  const reader = /** @type {ReadableStreamDefaultReader<Uint8Array>} */ (response.body.getReader());
-  const parts = [];
   let got = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    got += value.length;
-    post({ id, progress: { file: file.path, got, total } });
-  }
-  const bytes = new Uint8Array(got);
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.length;
-  }
+  const counting = new TransformStream({
+    transform(part, controller) {
+      got += part.length;
+      post({ id, progress: { file: file.path, got, total } });
+      controller.enqueue(part);
+    },
+  });
+  const body = response.body.pipeThrough(counting);
+  await cache.put(file.url, new Response(body, { headers: { "content-type": "application/octet-stream" } }));
+}
+
+/** A small file (config.json, tokenizer.json) read whole and checked against its pin. */
+async function checked(id, name, path, source) {
+  post({ id, progress: { file: path, checking: true } });
+  const bytes = await slice(source, 0, sizeOf(source));
+  check_file(name, path, bytes);
   return bytes;
 }
 
-/** Each file's bytes, checked: from Cache Storage, from the network when `fetchMissing`, or
- *  from the files the user picked. A file whose bytes fail the pin is refused (and dropped
- *  from the cache, if it came from there). */
+/** The weights read slice by slice into `feeder` (progress per slice), then finished: the pin
+ *  and the file's completeness checked. Returns the finished feeder, for a model to take. */
+async function feed(id, feeder, source) {
+  try {
+    const size = sizeOf(source);
+    for (let at = 0; at < size; at += CHUNK) {
+      post({ id, progress: { file: WEIGHTS, checking: true, read: at, size } });
+      feeder.feed(await slice(source, at, Math.min(at + CHUNK, size)));
+    }
+    feeder.finish();
+    return feeder;
+  } catch (err) {
+    feeder.free();
+    throw err;
+  }
+}
+
+/** Each file, checked: from Cache Storage, from the network when `fetchMissing`, or from the
+ *  files the user picked. The weights come back as a finished WeightsFeeder, the others as
+ *  bytes. A file that fails its pin (or is malformed) is refused, and dropped from the cache if
+ *  it was there. */
 async function gather(id, name, base, fetchMissing, picked) {
   const spec = model_spec(name, base);
   const cache = await caches.open(CACHE);
   const out = {};
-  for (const file of spec.files) {
-    let bytes = picked ? picked.get(file.path) ?? null : await cached(file.url);
-    const fromCache = !picked && bytes !== null;
-    if (bytes === null) {
-      if (picked) throw new Error(`${file.path}: not among the picked files (expected ${spec.files.map((f) => f.path).join(", ")})`);
-      if (!fetchMissing) throw new Error(`${file.path}: not downloaded yet`);
-      bytes = await download(id, file);
+  try {
+    for (const file of spec.files) {
+      /** @type {Source | null} */
+      let source = picked ? picked.get(file.path) ?? null : await cached(cache, file.url);
+      if (source === null) {
+        if (picked) throw new Error(`${file.path}: not among the picked files (expected ${spec.files.map((f) => f.path).join(", ")})`);
+        if (!fetchMissing) throw new Error(`${file.path}: not downloaded yet`);
+        await download(id, file, cache);
+        source = await cached(cache, file.url);
+        if (source === null) throw new Error(`${file.path}: Cache Storage did not keep the download`);
+      }
+      try {
+        out[file.path] = file.path === WEIGHTS ? await feed(id, new WeightsFeeder(name), source) : await checked(id, name, file.path, source);
+      } catch (err) {
+        if (!picked) await cache.delete(file.url);
+        throw err;
+      }
     }
-    post({ id, progress: { file: file.path, checking: true } });
-    try {
-      check_file(name, file.path, bytes);
-    } catch (err) {
-      if (fromCache) await cache.delete(file.url);
-      throw err;
-    }
-    if (!fromCache) await cache.put(file.url, new Response(bytes, { headers: { "content-type": "application/octet-stream" } }));
-    out[file.path] = bytes;
+  } catch (err) {
+    out[WEIGHTS]?.free();
+    throw err;
   }
   return out;
+}
+
+/** A model built from gathered files; the feeder's handle is freed once its tensors are taken. */
+function build(files, make) {
+  try {
+    return make(files["config.json"], files[WEIGHTS], files["tokenizer.json"]);
+  } finally {
+    files[WEIGHTS].free();
+  }
 }
 
 async function load(id, name, base, fetchMissing, picked) {
@@ -89,8 +140,8 @@ async function load(id, name, base, fetchMissing, picked) {
   // One model at a time: the old one's memory goes before the new one's arrives.
   unload();
   const files = await gather(id, name, base, fetchMissing, picked);
-  post({ id, progress: { file: "model.safetensors", parsing: true } });
-  const embedder = new LocalEmbedder(name, files["config.json"], files["model.safetensors"], files["tokenizer.json"]);
+  post({ id, progress: { file: WEIGHTS, parsing: true } });
+  const embedder = build(files, (c, w, t) => new LocalEmbedder(name, c, w, t));
   loaded = { name, embedder };
   return embedder.describe();
 }
@@ -100,25 +151,32 @@ async function loadClassifier(id, name, base, fetchMissing, picked) {
   if (loaded?.name === name && loaded.classifier) return loaded.classifier.describe();
   unload();
   const files = await gather(id, name, base, fetchMissing, picked);
-  post({ id, progress: { file: "model.safetensors", parsing: true } });
-  const classifier = new LocalClassifier(name, files["config.json"], files["model.safetensors"], files["tokenizer.json"]);
+  post({ id, progress: { file: WEIGHTS, parsing: true } });
+  const classifier = build(files, (c, w, t) => new LocalClassifier(name, c, w, t));
   loaded = { name, classifier };
   return classifier.describe();
 }
 
-const OWN_FILES = ["config.json", "model.safetensors", "tokenizer.json"];
+const OWN_FILES = ["config.json", WEIGHTS, "tokenizer.json"];
 
 /** The user's own NLI model folder: no pin, nothing cached; its key is the weights' sha256. */
-function loadOwn(id, folder, picked) {
+async function loadOwn(id, folder, picked) {
   const missing = OWN_FILES.filter((f) => !picked.has(f));
   if (missing.length) throw new Error(`${missing.join(", ")}: not among the picked files (expected ${OWN_FILES.join(", ")})`);
   unload();
-  post({ id, progress: { file: "model.safetensors", checking: true } });
-  const classifier = LocalClassifier.own(folder, picked.get("config.json"), picked.get("model.safetensors"), picked.get("tokenizer.json"));
+  const whole = (f) => slice(picked.get(f), 0, sizeOf(picked.get(f)));
+  const [config, tokenizer] = [await whole("config.json"), await whole("tokenizer.json")];
+  const weights = await feed(id, WeightsFeeder.unpinned(), picked.get(WEIGHTS));
+  const files = { "config.json": config, [WEIGHTS]: weights, "tokenizer.json": tokenizer };
+  const classifier = build(files, (c, w, t) => LocalClassifier.own(folder, c, w, t));
   const described = classifier.describe();
   loaded = { name: described.id, classifier };
   return described;
 }
+
+/** Picked files by name: the File itself (read in slices), or bytes models.js read already.
+ *  @param {({name: string} & (Blob | {data: ArrayBuffer}))[]} files */
+const pickedMap = (files) => new Map(files.map((f) => [f.name, f instanceof Blob ? f : new Uint8Array(f.data)]));
 
 const ops = {
   /** The catalogue entry, and which of its files Cache Storage has. */
@@ -129,11 +187,8 @@ const ops = {
     return { ...spec, cached: kept.every(Boolean), loaded: loaded?.name === name };
   },
   load: ({ id, name, base, fetchMissing }) => load(id, name, base, fetchMissing, null),
-  /** Files the user picked (offline, or the hub blocked): [{name, data}] by their file names. */
-  loadFiles: ({ id, name, files }) => {
-    const picked = new Map(files.map((f) => [f.name, new Uint8Array(f.data)]));
-    return load(id, name, "", false, picked);
-  },
+  /** Files the user picked (offline, or the hub blocked): the Files themselves, by name. */
+  loadFiles: ({ id, name, files }) => load(id, name, "", false, pickedMap(files)),
   /** Vectors of a few texts, row after row. */
   embed({ name, texts }) {
     if (loaded?.name !== name || !loaded.embedder) throw new Error(`the model ${name} is not loaded`);
@@ -141,9 +196,9 @@ const ops = {
   },
   loadClassifier: ({ id, name, base, fetchMissing }) => loadClassifier(id, name, base, fetchMissing, null),
   /** A catalogue NLI model's files picked by the user (checked against its pins). */
-  loadClassifierFiles: ({ id, name, files }) => loadClassifier(id, name, "", false, new Map(files.map((f) => [f.name, new Uint8Array(f.data)]))),
+  loadClassifierFiles: ({ id, name, files }) => loadClassifier(id, name, "", false, pickedMap(files)),
   /** The user's own NLI model folder (trust on first use). */
-  loadOwnClassifier: ({ id, folder, files }) => loadOwn(id, folder, new Map(files.map((f) => [f.name, new Uint8Array(f.data)]))),
+  loadOwnClassifier: ({ id, folder, files }) => loadOwn(id, folder, pickedMap(files)),
   /** The languages among these the zero-shot rule has no labels for. */
   unlabelled: ({ languages }) => nli_unlabelled(languages),
   /** P(refuse) and verdicts of a few answers under the rule. */

@@ -93,8 +93,9 @@ export function load(name, fetchMissing, onProgress) {
 /** Loads `name` from files the user picked (checked as downloads are).
  * @param {string} name @param {File[]} files */
 export async function loadFiles(name, files, onProgress) {
-  const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: await f.arrayBuffer() })));
-  return holding(send({ op: "loadFiles", name, files: data }, onProgress, data.map((f) => f.data)));
+  // The Files themselves (structured-cloned as handles, not read here): the worker reads the
+  // weights in slices, so they are never whole in memory.
+  return holding(send({ op: "loadFiles", name, files }, onProgress));
 }
 
 async function sha256(text) {

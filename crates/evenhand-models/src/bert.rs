@@ -9,6 +9,7 @@
 use crate::error::ModelError;
 use candle_core::{D, DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+use std::collections::HashMap;
 
 /// The config.json fields the forward pass uses (others are ignored).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -159,11 +160,9 @@ fn layer_norm(size: usize, eps: f64, vb: VarBuilder) -> candle_core::Result<Laye
 }
 
 impl Bert {
-    /// Loads the weights from safetensors bytes (`file` names them in errors).
-    pub fn load(config: Config, file: &str, safetensors: Vec<u8>) -> Result<Bert, ModelError> {
-        let device = Device::Cpu;
-        let vb = VarBuilder::from_buffered_safetensors(safetensors, DType::F32, &device)
-            .map_err(|e| ModelError::weights(file, e))?;
+    /// Builds the encoder from streamed weights ([`crate::weights`]; `file` names them in errors).
+    pub fn load(config: Config, file: &str, tensors: HashMap<String, Tensor>) -> Result<Bert, ModelError> {
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
         // sentence-transformers saves the bare encoder; BertFor* checkpoints prefix it.
         let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") { vb.pp("bert") } else { vb };
         Bert::from_var_builder(config, vb, Positions::Absolute).map_err(|e| ModelError::weights(file, e))

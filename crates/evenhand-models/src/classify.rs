@@ -11,7 +11,6 @@ use crate::bert::{Bert, Config, Positions};
 use crate::deberta::DebertaV2;
 use crate::embed::{ModelFiles, Provenance};
 use crate::error::ModelError;
-use crate::pin;
 use crate::xlmr::XlmRobertaHead;
 use candle_core::{DType, Device, IndexOp, Module, Tensor};
 use candle_nn::{Linear, VarBuilder};
@@ -130,12 +129,10 @@ pub struct Classifier {
 pub const BATCH: usize = 32;
 
 impl Classifier {
-    /// Checks every file's sha256 before parsing it, then loads config, tokenizer and weights.
+    /// Checks config.json's and tokenizer.json's sha256 before parsing them (the weights were
+    /// checked as they streamed in), then loads config, tokenizer and weights.
     pub fn load(files: ModelFiles) -> Result<Classifier, ModelError> {
-        let mut provenance = vec![];
-        for f in [&files.config, &files.weights, &files.tokenizer] {
-            provenance.push((f.name.clone(), pin::check(&f.name, &f.bytes, f.sha256.as_deref())?));
-        }
+        let provenance = files.check()?;
         let name = &files.config.name;
         let bad = |message: String| ModelError::Config { file: name.clone(), message };
         let lc: LabelsConfig = serde_json::from_slice(&files.config.bytes).map_err(|e| bad(e.to_string()))?;
@@ -153,7 +150,7 @@ impl Classifier {
         let (head, pad, max_tokens) = if architecture == Architecture::DebertaV2 {
             let config = crate::deberta_config::Config::from_json(name, &files.config.bytes)?;
             let (pad, max_tokens) = (config.pad_token_id, config.max_position_embeddings);
-            let model = DebertaV2::load(config, weights, files.weights.bytes)?;
+            let model = DebertaV2::load(config, weights, files.weights.tensors)?;
             (Head::DebertaV2(Box::new(model)), pad, max_tokens)
         } else {
             let config = Config::from_json(name, &files.config.bytes)?;
@@ -162,8 +159,7 @@ impl Classifier {
                 _ => Positions::Absolute,
             };
             let (pad, max_tokens) = (config.pad_token_id, positions.max_tokens(config.max_position_embeddings));
-            let vb = VarBuilder::from_buffered_safetensors(files.weights.bytes, DType::F32, &Device::Cpu)
-                .map_err(|e| ModelError::weights(weights, e))?;
+            let vb = VarBuilder::from_tensors(files.weights.tensors, DType::F32, &Device::Cpu);
             let head = Head::load(architecture, config, positions, &vb, labels.len())
                 .map_err(|e| ModelError::weights(weights, e))?;
             (head, pad, max_tokens)

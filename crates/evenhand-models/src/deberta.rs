@@ -12,6 +12,7 @@ pub use crate::deberta_config::Config;
 use crate::error::ModelError;
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+use std::collections::HashMap;
 
 struct Layer {
     attention: Attention,
@@ -37,12 +38,12 @@ pub struct DebertaV2 {
 }
 
 impl DebertaV2 {
-    /// Loads the weights from safetensors bytes (`file` names them in errors). Names as in the
-    /// hub's checkpoints: `deberta.embeddings…`, `deberta.encoder…`, `pooler.dense`, `classifier`.
-    pub fn load(config: Config, file: &str, safetensors: Vec<u8>) -> Result<DebertaV2, ModelError> {
+    /// Builds the model from streamed weights ([`crate::weights`]; `file` names them in errors).
+    /// Names as in the hub's checkpoints: `deberta.embeddings…`, `deberta.encoder…`,
+    /// `pooler.dense`, `classifier`.
+    pub fn load(config: Config, file: &str, tensors: HashMap<String, Tensor>) -> Result<DebertaV2, ModelError> {
         let device = Device::Cpu;
-        let vb = VarBuilder::from_buffered_safetensors(safetensors, DType::F32, &device)
-            .map_err(|e| ModelError::weights(file, e))?;
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
         DebertaV2::from_var_builder(config, vb, device).map_err(|e| ModelError::weights(file, e))
     }
 
@@ -51,9 +52,9 @@ impl DebertaV2 {
         config_file: &str,
         config_json: &[u8],
         weights_file: &str,
-        safetensors: Vec<u8>,
+        tensors: HashMap<String, Tensor>,
     ) -> Result<DebertaV2, ModelError> {
-        DebertaV2::load(Config::from_json(config_file, config_json)?, weights_file, safetensors)
+        DebertaV2::load(Config::from_json(config_file, config_json)?, weights_file, tensors)
     }
 
     fn from_var_builder(config: Config, root: VarBuilder, device: Device) -> candle_core::Result<DebertaV2> {

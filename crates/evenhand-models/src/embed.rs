@@ -5,13 +5,16 @@
 use crate::bert::{self, Bert, Config};
 use crate::error::ModelError;
 use crate::pin::{self, Verdict};
+use crate::weights::LoadedWeights;
 use tokenizers::{Tokenizer, TruncationStrategy};
 
-/// The three files a BERT embedding model needs, as bytes, with the sha256 each must have
-/// (None: no pin, used on trust and labelled so).
+/// The three files a model needs: config.json and tokenizer.json as bytes with the sha256 each
+/// must have (None: no pin, used on trust and labelled so), and the weights already streamed
+/// into tensors and checked against their pin ([`crate::weights`]), so the file's bytes are
+/// never held whole beside them.
 pub struct ModelFiles {
     pub config: NamedBytes,
-    pub weights: NamedBytes,
+    pub weights: LoadedWeights,
     pub tokenizer: NamedBytes,
 }
 
@@ -37,15 +40,13 @@ pub struct Embedder {
 pub const BATCH: usize = 32;
 
 impl Embedder {
-    /// Checks every file's sha256 before parsing it, then loads the tokenizer and the weights.
+    /// Checks config.json's and tokenizer.json's sha256 before parsing them (the weights were
+    /// checked as they streamed in), then loads the tokenizer and builds the encoder.
     pub fn load(files: ModelFiles, normalise: bool) -> Result<Embedder, ModelError> {
-        let mut provenance = vec![];
-        for f in [&files.config, &files.weights, &files.tokenizer] {
-            provenance.push((f.name.clone(), pin::check(&f.name, &f.bytes, f.sha256.as_deref())?));
-        }
+        let provenance = files.check()?;
         let config = Config::from_json(&files.config.name, &files.config.bytes)?;
         let tokenizer = load_tokenizer(&files.tokenizer.name, &files.tokenizer.bytes, config.max_position_embeddings)?;
-        let bert = Bert::load(config, &files.weights.name, files.weights.bytes)?;
+        let bert = Bert::load(config, &files.weights.name, files.weights.tensors)?;
         Ok(Embedder { bert, tokenizer, normalise, provenance })
     }
 
@@ -114,21 +115,36 @@ pub fn tokenizer_truncating(
 }
 
 impl ModelFiles {
+    /// Checks config.json and tokenizer.json against their pins: with the weights' verdict,
+    /// each file's name and verdict in the order config, weights, tokenizer.
+    pub fn check(&self) -> Result<Provenance, ModelError> {
+        let (c, t) = (&self.config, &self.tokenizer);
+        let config = pin::check(&c.name, &c.bytes, c.sha256.as_deref())?;
+        let tokenizer = pin::check(&t.name, &t.bytes, t.sha256.as_deref())?;
+        Ok(vec![
+            (c.name.clone(), config),
+            (self.weights.name.clone(), self.weights.verdict.clone()),
+            (t.name.clone(), tokenizer),
+        ])
+    }
+
     /// config.json, model.safetensors and tokenizer.json from a folder, each with the sha256
     /// the catalogue entry pins (None for a model outside the catalogue: trust on first use).
+    /// The two small files are read whole (first, so a missing one fails before the weights
+    /// are read); the weights stream in [`crate::weights::CHUNK`]s into their tensors.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_dir(dir: &std::path::Path, model: Option<&crate::catalogue::Model>) -> Result<ModelFiles, ModelError> {
+        let pin = |file: &str| model.and_then(|m| m.file(file)).and_then(|f| f.sha256);
         let one = |file: &str| -> Result<NamedBytes, ModelError> {
             let path = dir.join(file);
             let name = path.display().to_string();
             let bytes =
                 std::fs::read(&path).map_err(|e| ModelError::Read { file: name.clone(), message: e.to_string() })?;
-            let sha256 = model.and_then(|m| m.file(file)).and_then(|f| f.sha256).map(String::from);
-            Ok(NamedBytes { name, bytes, sha256 })
+            Ok(NamedBytes { name, bytes, sha256: pin(file).map(String::from) })
         };
-        Ok(ModelFiles {
-            config: one("config.json")?,
-            weights: one("model.safetensors")?,
-            tokenizer: one("tokenizer.json")?,
-        })
+        let (config, tokenizer) = (one("config.json")?, one("tokenizer.json")?);
+        let path = dir.join("model.safetensors");
+        let weights = crate::weights::read_file(&path, &path.display().to_string(), pin("model.safetensors"))?;
+        Ok(ModelFiles { config, weights, tokenizer })
     }
 }

@@ -1,8 +1,9 @@
 //! Local models for Evenhand: our own BERT encoder forward pass on candle-core/candle-nn, the
 //! `tokenizers` crate for the model's own tokenizer, and weights checked against pinned sha256s
-//! before they are parsed. One implementation for the CLI (natively) and the page's third wasm module (src/web.rs).
+//! before they are used (streamed into their tensors, hashed as they arrive). One implementation for the CLI (natively) and the page's third wasm module (src/web.rs).
 //!
 //! - [`pin`]: the sha256 rule and the error that names the file and both hashes.
+//! - [`weights`]: safetensors streamed chunk by chunk into tensors, hashed as they arrive.
 //! - [`catalogue`]: the models Evenhand knows, each file pinned (or labelled trust-on-first-use).
 //! - [`bert`]: the encoder (embeddings, self-attention layers, GELU, layer norm).
 //! - [`deberta`]: DeBERTa-v2/v3 sequence classification (disentangled attention in
@@ -25,6 +26,7 @@ pub mod error;
 pub mod nli;
 pub mod pin;
 pub mod tiny;
+pub mod weights;
 pub mod xlmr;
 pub mod zeroshot;
 
@@ -33,3 +35,4 @@ mod web;
 
 pub use embed::{Embedder, ModelFiles};
 pub use error::ModelError;
+pub use weights::{LoadedWeights, Weights};

@@ -1,5 +1,6 @@
-//! The sha256 rule: a weight, config or tokenizer file is hashed in Rust and compared with its
-//! pinned value before a single byte of it is parsed. A file the catalogue could not pin (its
+//! The sha256 rule: a config or tokenizer file is hashed in Rust and compared with its pinned
+//! value before a single byte of it is parsed; a weight file is hashed as it streams into its
+//! tensors ([`crate::weights`]) and compared after its last byte, before any tensor is used. A file the catalogue could not pin (its
 //! commit and hash not reachable from where the catalogue was written) is used on trust, its
 //! hash reported, and every output labels it so (the dataset catalogue's rule).
 
@@ -38,7 +39,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Checks `bytes` (named `file` in messages) against `expected`, a lower-case hex sha256.
 pub fn check(file: &str, bytes: &[u8], expected: Option<&str>) -> Result<Verdict, ModelError> {
-    let found = sha256_hex(bytes);
+    verdict(file, sha256_hex(bytes), expected)
+}
+
+/// The same rule for a sha256 already computed (`found`, lower-case hex), as the streaming
+/// weights reader ([`crate::weights`]) computes it chunk by chunk.
+pub fn verdict(file: &str, found: String, expected: Option<&str>) -> Result<Verdict, ModelError> {
     match expected {
         None => Ok(Verdict::TrustOnFirstUse { sha256: found }),
         Some(e) if e.eq_ignore_ascii_case(&found) => Ok(Verdict::Pinned { sha256: found }),

@@ -1,7 +1,9 @@
 //! The third wasm module's facade (www/pkg-models/): the page fetches it only when a local model
 //! is first used, in its own worker (www/models-worker.js). Serde structs in and out; the bytes
 //! come from the page (network, Cache Storage or the user's files) and are checked here, in
-//! Rust, against the catalogue's sha256 before a byte is parsed. Errors are messages, never traps.
+//! Rust, against the catalogue's sha256: config.json and tokenizer.json before a byte is parsed,
+//! the weights as the worker streams them chunk by chunk into a [`WeightsFeeder`] (so the page
+//! never holds the whole file beside its tensors). Errors are messages, never traps.
 //! Two kinds of model: [`LocalEmbedder`] (vectors) and [`LocalClassifier`] (the zero-shot NLI
 //! refusal detector).
 
@@ -9,6 +11,7 @@ use crate::catalogue::{self, Model, Purpose};
 use crate::embed::{Embedder, ModelFiles, NamedBytes};
 use crate::nli::NliDetector;
 use crate::pin::{self, Verdict};
+use crate::weights::{LoadedWeights, Weights};
 use crate::zeroshot::{self, Rule, Source};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -82,6 +85,78 @@ pub fn check_file(name: &str, path: &str, bytes: &[u8]) -> Result<JsValue, JsErr
     to_js(&verdict)
 }
 
+const WEIGHTS: &str = "model.safetensors";
+
+fn js(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+enum Feeding {
+    Reading(Weights),
+    Finished(LoadedWeights),
+    /// Failed, or handed to a model.
+    Done,
+}
+
+/// model.safetensors streamed into its tensors: the worker feeds it consecutive chunks (16 MB
+/// slices of a cached Response's Blob or of the user's File), then `finish` checks the pin and
+/// the file's completeness, then a model's constructor takes the tensors.
+#[wasm_bindgen]
+pub struct WeightsFeeder {
+    state: Feeding,
+}
+
+#[wasm_bindgen]
+impl WeightsFeeder {
+    /// For catalogue model `name`: its weights' pin, if the catalogue has one.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str) -> Result<WeightsFeeder, JsError> {
+        let expected = model(name)?.file(WEIGHTS).and_then(|f| f.sha256);
+        Ok(WeightsFeeder { state: Feeding::Reading(Weights::new(WEIGHTS, expected)) })
+    }
+
+    /// For the user's own model folder: no pin (trust on first use, its sha256 recorded).
+    pub fn unpinned() -> WeightsFeeder {
+        WeightsFeeder { state: Feeding::Reading(Weights::new(WEIGHTS, None)) }
+    }
+
+    /// The next bytes of the file, in order.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsError> {
+        let Feeding::Reading(w) = &mut self.state else {
+            return Err(JsError::new("model.safetensors: more bytes after the weights were finished"));
+        };
+        w.feed(chunk).map_err(|e| {
+            self.state = Feeding::Done;
+            js(e)
+        })
+    }
+
+    /// After the last chunk: the sha256 verdict, or the error naming both hashes (or saying
+    /// where the file is malformed or ended early).
+    pub fn finish(&mut self) -> Result<JsValue, JsError> {
+        let Feeding::Reading(w) = std::mem::replace(&mut self.state, Feeding::Done) else {
+            return Err(JsError::new("model.safetensors: the weights were finished already"));
+        };
+        let loaded = w.finish().map_err(js)?;
+        let verdict = to_js(&loaded.verdict)?;
+        self.state = Feeding::Finished(loaded);
+        Ok(verdict)
+    }
+}
+
+impl WeightsFeeder {
+    /// The finished tensors, re-checked against `pins` (the model they are loaded for), so a
+    /// feeder made for another model, or without a pin, cannot pass as this one's.
+    fn take(&mut self, pins: Option<&Model>) -> Result<LoadedWeights, JsError> {
+        let Feeding::Finished(mut w) = std::mem::replace(&mut self.state, Feeding::Done) else {
+            return Err(JsError::new("model.safetensors: the weights are not finished (or were used already)"));
+        };
+        let expected = pins.and_then(|m| m.file(WEIGHTS)).and_then(|f| f.sha256);
+        w.verdict = pin::verdict(&w.name, w.verdict.sha256().to_string(), expected).map_err(js)?;
+        Ok(w)
+    }
+}
+
 /// A loaded embedding model: one per worker at a time (the worker drops the old one first).
 #[wasm_bindgen]
 pub struct LocalEmbedder {
@@ -106,21 +181,18 @@ struct FileVerdict<'a> {
 
 #[wasm_bindgen]
 impl LocalEmbedder {
-    /// Checks the three files against the catalogue's pins, then parses them.
+    /// Checks config.json and tokenizer.json against the catalogue's pins, then parses them;
+    /// the weights come finished (and checked) from `weights`.
     #[wasm_bindgen(constructor)]
-    pub fn new(name: &str, config: Vec<u8>, weights: Vec<u8>, tokenizer: Vec<u8>) -> Result<LocalEmbedder, JsError> {
+    pub fn new(
+        name: &str,
+        config: Vec<u8>,
+        weights: &mut WeightsFeeder,
+        tokenizer: Vec<u8>,
+    ) -> Result<LocalEmbedder, JsError> {
         let m = model(name)?;
-        let named = |path: &str, bytes: Vec<u8>| NamedBytes {
-            name: path.to_string(),
-            bytes,
-            sha256: m.file(path).and_then(|f| f.sha256).map(String::from),
-        };
-        let files = ModelFiles {
-            config: named("config.json", config),
-            weights: named("model.safetensors", weights),
-            tokenizer: named("tokenizer.json", tokenizer),
-        };
-        let inner = Embedder::load(files, m.normalise).map_err(|e| JsError::new(&e.to_string()))?;
+        let files = model_files(config, weights.take(Some(m))?, tokenizer, Some(m));
+        let inner = Embedder::load(files, m.normalise).map_err(js)?;
         Ok(LocalEmbedder { name: m.name, inner })
     }
 
@@ -177,17 +249,13 @@ struct Scored {
     labels: Vec<Source>,
 }
 
-fn classifier_files(config: Vec<u8>, weights: Vec<u8>, tokenizer: Vec<u8>, pins: Option<&Model>) -> ModelFiles {
+fn model_files(config: Vec<u8>, weights: LoadedWeights, tokenizer: Vec<u8>, pins: Option<&Model>) -> ModelFiles {
     let named = |path: &str, bytes: Vec<u8>| NamedBytes {
         name: path.to_string(),
         bytes,
         sha256: pins.and_then(|m| m.file(path)).and_then(|f| f.sha256).map(String::from),
     };
-    ModelFiles {
-        config: named("config.json", config),
-        weights: named("model.safetensors", weights),
-        tokenizer: named("tokenizer.json", tokenizer),
-    }
+    ModelFiles { config: named("config.json", config), weights, tokenizer: named("tokenizer.json", tokenizer) }
 }
 
 fn rule(text: &str) -> Result<Rule, JsError> {
@@ -198,13 +266,18 @@ fn rule(text: &str) -> Result<Rule, JsError> {
 impl LocalClassifier {
     /// A catalogue NLI model: the three files checked against its pins, then parsed.
     #[wasm_bindgen(constructor)]
-    pub fn new(name: &str, config: Vec<u8>, weights: Vec<u8>, tokenizer: Vec<u8>) -> Result<LocalClassifier, JsError> {
+    pub fn new(
+        name: &str,
+        config: Vec<u8>,
+        weights: &mut WeightsFeeder,
+        tokenizer: Vec<u8>,
+    ) -> Result<LocalClassifier, JsError> {
         let m = model(name)?;
         if m.purpose != Purpose::Nli {
             return Err(JsError::new(&format!("{name} is an embedding model, not an NLI model")));
         }
-        let inner = NliDetector::load(classifier_files(config, weights, tokenizer, Some(m)), Rule::Argmax)
-            .map_err(|e| JsError::new(&e.to_string()))?;
+        let files = model_files(config, weights.take(Some(m))?, tokenizer, Some(m));
+        let inner = NliDetector::load(files, Rule::Argmax).map_err(js)?;
         let label = inner.record_label(Some(m), "");
         Ok(LocalClassifier { id: m.name.to_string(), label, inner })
     }
@@ -215,11 +288,11 @@ impl LocalClassifier {
     pub fn own(
         folder: &str,
         config: Vec<u8>,
-        weights: Vec<u8>,
+        weights: &mut WeightsFeeder,
         tokenizer: Vec<u8>,
     ) -> Result<LocalClassifier, JsError> {
-        let inner = NliDetector::load(classifier_files(config, weights, tokenizer, None), Rule::Argmax)
-            .map_err(|e| JsError::new(&e.to_string()))?;
+        let files = model_files(config, weights.take(None)?, tokenizer, None);
+        let inner = NliDetector::load(files, Rule::Argmax).map_err(js)?;
         let label = inner.record_label(None, folder);
         let sha =
             inner.classifier().provenance().iter().find(|(f, _)| f == "model.safetensors").map(|(_, v)| v.sha256());

@@ -20,8 +20,9 @@ fn reference(py: &Path, dir: &Path, ids: &[Vec<u32>], type_ids: Option<&[Vec<u32
 
 fn load(dir: &Path) -> DebertaV2 {
     let config = std::fs::read(dir.join("config.json")).unwrap();
-    let weights = std::fs::read(dir.join("model.safetensors")).unwrap();
-    DebertaV2::from_files("config.json", &config, "model.safetensors", weights).unwrap()
+    let weights =
+        evenhand_models::weights::read_file(&dir.join("model.safetensors"), "model.safetensors", None).unwrap();
+    DebertaV2::from_files("config.json", &config, "model.safetensors", weights.tensors).unwrap()
 }
 
 /// Sequences of different lengths (the longest past max_relative_positions 16, so both the
@@ -164,7 +165,8 @@ fn bad_inputs_and_missing_tensors_are_errors_not_panics() {
     // A config that wants its own position keys, over weights that share them.
     let json = evenhand_models::tiny::deberta_config(&serde_json::json!({"share_att_key": false}));
     let config = Config::from_json("config.json", json.to_string().as_bytes()).unwrap();
-    let weights = std::fs::read(dir.join("model.safetensors")).unwrap();
-    let e = DebertaV2::load(config, "model.safetensors", weights).err().unwrap().to_string();
+    let weights =
+        evenhand_models::weights::read_file(&dir.join("model.safetensors"), "model.safetensors", None).unwrap();
+    let e = DebertaV2::load(config, "model.safetensors", weights.tensors).err().unwrap().to_string();
     assert!(e.starts_with("model.safetensors: weights:") && e.contains("pos_key_proj"), "{e}");
 }

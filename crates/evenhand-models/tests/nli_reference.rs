@@ -191,7 +191,7 @@ fn deberta_plugs_into_the_classifier_and_the_detector() {
         "config.json",
         &read("config.json"),
         "model.safetensors",
-        read("model.safetensors"),
+        evenhand_models::weights::read_file(&dir.join("model.safetensors"), "model.safetensors", None).unwrap().tensors,
     )
     .unwrap();
     for ((p, h), row) in pairs.iter().zip(&batch) {
