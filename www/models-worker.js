@@ -6,6 +6,8 @@
 // (vectors) and a zero-shot NLI classifier (P(refuse) and a verdict per answer); the user's own
 // NLI model folder loads without a pin (trust on first use, each file's sha256 reported).
 import init, { model_spec, check_file, nli_unlabelled, LocalEmbedder, LocalClassifier } from "./pkg-models/evenhand_models.js";
+// The NLI rule itself (the CLI's), applied to P(refuse) the page keeps: no model needed.
+import { nli_verdicts } from "./pkg-models/evenhand_models.js";
 
 const ready = init();
 // Kept across builds: sw.js spares this cache when it deletes an old build's.
@@ -146,6 +148,8 @@ const ops = {
   loadOwnClassifier: ({ id, folder, files }) => loadOwn(id, folder, new Map(files.map((f) => [f.name, new Uint8Array(f.data)]))),
   /** The languages among these the zero-shot rule has no labels for. */
   unlabelled: ({ languages }) => nli_unlabelled(languages),
+  /** The verdicts of kept P(refuse) values under a rule (no model involved). */
+  verdicts: ({ p_refuse, rule }) => Array.from(nli_verdicts(new Float64Array(p_refuse), rule), Boolean),
   /** P(refuse) and verdicts of a few answers under the rule. */
   classify({ name, texts, languages, rule }) {
     if (loaded?.name !== name || !loaded.classifier) throw new Error(`the NLI model ${name} is not loaded`);
