@@ -9,7 +9,8 @@
 // Storage; the cached Blob (or the user's File) is then read in 16 MB slices into a
 // WeightsFeeder, which fills the tensors and hashes as it goes: the peak is the tensors and one
 // slice, not the file, its copy in wasm and the tensors.
-import init, { model_spec, check_file, nli_unlabelled, LocalEmbedder, LocalClassifier, WeightsFeeder } from "./pkg-models/evenhand_models.js";
+// nli_verdicts: the NLI rule itself (the CLI's), applied to P(refuse) the page keeps: no model needed.
+import init, { model_spec, check_file, nli_unlabelled, LocalEmbedder, LocalClassifier, WeightsFeeder, nli_verdicts } from "./pkg-models/evenhand_models.js";
 
 const ready = init();
 // Kept across builds: sw.js spares this cache when it deletes an old build's.
@@ -201,6 +202,8 @@ const ops = {
   loadOwnClassifier: ({ id, folder, files }) => loadOwn(id, folder, pickedMap(files)),
   /** The languages among these the zero-shot rule has no labels for. */
   unlabelled: ({ languages }) => nli_unlabelled(languages),
+  /** The verdicts of kept P(refuse) values under a rule (no model involved). */
+  verdicts: ({ p_refuse, rule }) => Array.from(nli_verdicts(new Float64Array(p_refuse), rule), Boolean),
   /** P(refuse) and verdicts of a few answers under the rule. */
   classify({ name, texts, languages, rule }) {
     if (loaded?.name !== name || !loaded.classifier) throw new Error(`the NLI model ${name} is not loaded`);

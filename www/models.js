@@ -3,7 +3,7 @@
 // texts into vectors a few at a time, so the page can show progress and cancel between calls.
 // Vectors are kept per model and answer hash for the page's life: a rerun embeds nothing anew.
 // The zero-shot NLI refusal detector runs in the same worker (one model at a time): P(refuse)
-// and verdicts are kept per (answer hash, model, language, rule), so a rerun costs nothing.
+// is kept per (model, language, answer hash), so a rerun under any rule costs nothing.
 
 /** Texts per worker call: a smooth progress bar, and a cancel heard within a second or so. */
 const STEP = 8;
@@ -15,8 +15,8 @@ let next = 0;
 const pending = new Map();
 /** `${model} ${sha256(text)}` -> vector. */
 const vectors = new Map();
-/** `${model} ${language} ${rule} ${sha256(text)}` -> {p, refusal}. */
-const verdicts = new Map();
+/** `${model} ${language} ${sha256(text)}` -> P(refuse); a rule's verdicts are derived from it. */
+const scores = new Map();
 /** What the worker holds: the describe() of its last loaded model, or null. */
 let held = null;
 /** Every NLI model loaded in this page's life, by id: what its verdicts are recorded under. */
@@ -176,15 +176,14 @@ export function loadClassifier(name, fetchMissing, onProgress) {
 /** Loads the catalogue NLI model `name` from the files the user picked (checked against its pins).
  * @param {string} name @param {File[]} files */
 export async function loadClassifierFiles(name, files, onProgress) {
-  const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: await f.arrayBuffer() })));
-  return holding(send({ op: "loadClassifierFiles", name, files: data }, onProgress, data.map((f) => f.data)));
+  // The Files themselves, as loadFiles: a base NLI model's weights are never whole in memory.
+  return holding(send({ op: "loadClassifierFiles", name, files }, onProgress));
 }
 
 /** Loads the user's own NLI model folder (no pin: each file's sha256 is reported, trust on first use).
  * @param {string} folder @param {File[]} files */
 export async function loadOwnClassifier(folder, files, onProgress) {
-  const data = await Promise.all(files.map(async (f) => ({ name: f.name, data: await f.arrayBuffer() })));
-  return holding(send({ op: "loadOwnClassifier", folder, files: data }, onProgress, data.map((f) => f.data)));
+  return holding(send({ op: "loadOwnClassifier", folder, files }, onProgress));
 }
 
 /** Of `languages`, those the zero-shot rule has no labels for. @param {string[]} languages
@@ -193,41 +192,46 @@ export function unlabelled(languages) {
   return send({ op: "unlabelled", languages: [...new Set(languages)] });
 }
 
-const verdictKey = async (model, rule, item) => `${model} ${item.language} ${rule} ${await sha256(item.text)}`;
+const scoreKey = async (model, item) => `${model} ${item.language} ${await sha256(item.text)}`;
 
-/** How many of `items` ({text, language}) have no verdict of `model` under `rule` kept yet. */
-export async function missingVerdicts(model, rule, items) {
+/** How many of `items` ({text, language}) have no P(refuse) of `model` kept yet (any rule's
+ *  verdicts come from it without the model). */
+export async function missingScores(model, items) {
   let n = 0;
-  for (const item of items) if (!verdicts.has(await verdictKey(model, rule, item))) n++;
+  for (const item of items) if (!scores.has(await scoreKey(model, item))) n++;
   return n;
 }
 
 /** P(refuse) and the verdict under `rule` of each item ({text, language}) by the NLI model the
- *  worker holds, `model` (its id): kept ones reused, the rest computed a few answers at a time.
- *  `onProgress(done, total)` counts answers; `signal` cancels between calls.
+ *  worker holds, `model` (its id): P kept from earlier runs (under any rule) reused, the rest
+ *  computed a few answers at a time; the verdicts come from P by the models module's own rule
+ *  (nli_verdicts, the CLI's), so switching rules runs nothing. `onProgress(done, total)` counts
+ *  answers; `signal` cancels between calls.
  * @param {string} model @param {string} rule @param {{text: string, language: string}[]} items
  * @param {{onProgress?: (done: number, total: number) => void, signal?: AbortSignal}} options
  * @returns {Promise<{p_refuse: number[], refusal: boolean[], computed: number, reused: number}>} */
 export async function classify(model, rule, items, { onProgress, signal } = {}) {
-  const keys = await Promise.all(items.map((item) => verdictKey(model, rule, item)));
+  const keys = await Promise.all(items.map((item) => scoreKey(model, item)));
   const todo = [];
   const queued = new Set();
   keys.forEach((k, i) => {
-    if (!verdicts.has(k) && !queued.has(k)) {
+    if (!scores.has(k) && !queued.has(k)) {
       queued.add(k);
       todo.push(i);
     }
   });
-  const reused = keys.filter((k) => verdicts.has(k)).length;
+  const reused = keys.filter((k) => scores.has(k)).length;
   const total = reused + todo.length;
   onProgress?.(reused, total);
   for (let at = 0; at < todo.length; at += NLI_STEP) {
     signal?.throwIfAborted();
     const chunk = todo.slice(at, at + NLI_STEP);
     const out = await send({ op: "classify", name: model, rule, texts: chunk.map((i) => items[i].text), languages: chunk.map((i) => items[i].language) });
-    chunk.forEach((i, j) => verdicts.set(keys[i], { p: out.p_refuse[j], refusal: out.refusal[j] }));
+    chunk.forEach((i, j) => scores.set(keys[i], out.p_refuse[j]));
     onProgress?.(reused + Math.min(at + NLI_STEP, todo.length), total);
   }
-  const kept = keys.map((k) => verdicts.get(k));
-  return { p_refuse: kept.map((v) => v.p), refusal: kept.map((v) => v.refusal), computed: todo.length, reused };
+  const p_refuse = keys.map((k) => scores.get(k));
+  /** @type {boolean[]} */
+  const refusal = await send({ op: "verdicts", p_refuse, rule });
+  return { p_refuse, refusal, computed: todo.length, reused };
 }

@@ -60,6 +60,7 @@ const SHELL = [
   "./views/crosslingual-local.js",
   "./views/model-load.js",
   "./views/crosslingual-nli.js",
+  "./views/nli-panel.js",
   "./views/crosslingual-runs.js",
   "./views/crosslingual.js",
   "./views/design.js",

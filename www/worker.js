@@ -229,6 +229,11 @@ const ops = {
   requirementsLoadRecords: (name, data) => requirements().load_records(name, bytes(data)),
   requirementsRecordsJsonl: () => requirements().records_jsonl(),
   requirementsEvaluate: (query) => requirements().evaluate(query),
+  /** The local NLI detector over the loaded records: the answers out, a batch into their nli_* columns. */
+  requirementsNliItems: () => requirements().nli_items(),
+  requirementsAddNli: (batch) => requirements().add_nli(batch),
+  /** The detectors an evaluation can be decided by: ["lexicon", and those the records carry]. */
+  requirementsDetectors: () => requirements().detectors(),
   requirementsFiles: (timestamp) => requirements().files(timestamp),
   requirementsJudgeCases: (perOutcome, seed) => requirements().judge_cases(perOutcome, seed),
   requirementsLoadJudge: (name, data) => requirements().load_judge(name, bytes(data)),
@@ -270,6 +275,9 @@ const ops = {
   studyToolRecords: (method) => study().tool_records(method),
   studyToolScenario: () => study().tool_scenario(),
   studySimulate: () => study().simulate(),
+  /** The local NLI detector over the study's requirements and cross-lingual records. */
+  studyNliItems: () => study().nli_items(),
+  studyAddNli: (batch) => study().add_nli(batch),
   // The report's time is set when the page draws it, so its HTML and JSON downloads match it.
   studyReport: () => study().report((reportTime = new Date().toISOString())),
   studyReportHtml: () => study().report_html(reportTime ?? undefined),

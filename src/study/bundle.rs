@@ -155,6 +155,12 @@ pub fn share_lacks(s: &Session) -> Vec<String> {
     if let Ok(fresh) = Session::open("share link", &serde_json::to_string(&s.study).unwrap_or_default()) {
         out.extend(fresh.missing().into_iter().map(|(field, file)| format!("the file {file} ({field})")));
     }
+    // A simulated study's link answers it again, which would drop a local model's verdicts:
+    // they travel only inside the records (the bundle, or a bundle link when it fits).
+    let nli = crate::crosslingual::detect::NLI_MODEL_COLUMN;
+    if s.records.iter().any(|r| r.extra.get(nli).is_some_and(|v| !v.trim().is_empty())) {
+        out.push(format!("the NLI detector's verdicts (the records' {nli} columns)"));
+    }
     out
 }
 

@@ -37,6 +37,7 @@ pub mod items;
 pub mod items_html;
 pub mod logs;
 pub mod methods_text;
+pub mod nli;
 pub mod plan;
 pub mod profiles;
 pub mod report;

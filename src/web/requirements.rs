@@ -115,6 +115,23 @@ impl RequirementsSession {
         to_js(&self.session.evaluate(&q).map_err(failed)?)
     }
 
+    /// The answers for the local NLI detector: [{id, text, language, lexicon}], once per record id.
+    pub fn nli_items(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.session.nli_items().map_err(failed)?)
+    }
+
+    /// The NLI detector's batch {model, rule, ids, p_refuse} into the records' nli_p_refuse,
+    /// nli_rule and nli_model columns; all or nothing. Returns how many records got a probability.
+    pub fn add_nli(&mut self, batch: JsValue) -> Result<usize, JsValue> {
+        let b: crate::crosslingual::nli::NliBatch = from_js("NLI batch", batch)?;
+        self.session.add_nli(&b).map_err(failed)
+    }
+
+    /// The detectors an evaluation can be decided by (lexicon, and those the records carry).
+    pub fn detectors(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.session.detectors())
+    }
+
     /// Every export file as [name, text] pairs; `timestamp` names LangBiTe's three CSVs.
     pub fn files(&mut self, timestamp: &str) -> Result<JsValue, JsValue> {
         if self.session.records_hash_pending()

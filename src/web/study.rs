@@ -240,6 +240,22 @@ impl StudySession {
         crate::formats::write(&self.core.records, crate::formats::FileFormat::Jsonl)
     }
 
+    /// The answers of the requirements and cross-lingual records for the local NLI detector:
+    /// [{id, text, language, lexicon}], once per record id.
+    pub fn nli_items(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.core.nli_items().map_err(study_failed)?)
+    }
+
+    /// The NLI detector's batch {model, rule, ids, p_refuse} into those records' nli_* columns;
+    /// all or nothing. Returns how many records got a probability.
+    pub fn add_nli(&mut self, batch: JsValue) -> Result<usize, JsValue> {
+        let b: crate::crosslingual::nli::NliBatch = super::from_js("NLI batch", batch)?;
+        let n = self.core.add_nli(&b).map_err(study_failed)?;
+        self.last.replace(None);
+        self.items.replace(None);
+        Ok(n)
+    }
+
     /// The study bundle (study, input files, records, manifest) as JSON.
     pub fn bundle(&self) -> String {
         serde_json::to_string(&study::bundle::make(&self.core)).unwrap_or_default()

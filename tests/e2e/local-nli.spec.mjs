@@ -262,3 +262,98 @@ test("a catalogue NLI model: the download's cost is shown first, its files come 
   }
   expect(errors).toEqual([]);
 });
+
+/** Picks the tiny model's folder as "your own model" in the NLI panel `prefix` and runs it. */
+async function runOwn(page, prefix) {
+  await page.locator(`#${prefix}-model`).selectOption("own");
+  await page.locator(`#${prefix}-run`).click();
+  await expect(page.locator(`#${prefix}-cost`)).toContainText("Your own NLI model: pick its config.json");
+  await page.locator(`#${prefix}-files`).setInputFiles(["config.json", "model.safetensors", "tokenizer.json"].map((f) => `${MODEL}/${f}`));
+  const done = page.locator(`#${prefix}-done`);
+  await expect(done).toContainText("judged locally by local:picked files", { timeout: 60_000 });
+  return done;
+}
+
+async function saved(page, action) {
+  const [download] = await Promise.all([page.waitForEvent("download"), action()]);
+  return readFileSync(await download.path(), "utf8");
+}
+
+test("the Requirements tab: the NLI panel over the run's answers, a rule switch reuses every P, and NLI decides the outcomes as `evenhand evaluate --detector nli` does", async ({ page }) => {
+  const errors = watchErrors(page);
+  await open(page);
+  await tab(page, "Requirements");
+  await expect(page.locator("#panel-requirements")).toHaveAttribute("data-ready", "1");
+  await expect(page.locator("#requirements-validation")).toContainText("Valid: 1 requirement");
+  // Only the lexicon is offered before any record carries another detector's column.
+  await expect(page.locator("#requirements-detector option:not([hidden])")).toHaveText(["phrase lexicon (default)"]);
+  await page.getByLabel("Simulated refusals").fill("0.2");
+  await page.getByRole("button", { name: "Run the simulated model" }).click();
+  const summary = page.locator("#requirements-results-summary");
+  await expect(summary).toContainText("refusals by the phrase lexicon");
+  const records = Number((await page.locator("#requirements-run-summary").textContent()).match(/answered (\d+)/)[1]);
+
+  const done = await runOwn(page, "requirements-nli");
+  await expect(done).toContainText(`${records} responses judged locally`);
+  await expect(done).toContainText("0 answers reused");
+  // Switching the rule derives the verdicts from the kept P(refuse): the model runs for nothing.
+  await page.locator("#requirements-nli-rule").selectOption("threshold:0.8");
+  await page.locator("#requirements-nli-run").click();
+  await expect(done).toContainText("under threshold 0.8");
+  await expect(done).toContainText(`(0 distinct answers computed, ${records} answers reused`);
+  await page.locator("#requirements-nli-rule").selectOption("argmax");
+  await page.locator("#requirements-nli-run").click();
+  await expect(done).toContainText("under argmax");
+  await expect(done).toContainText(`(0 distinct answers computed, ${records} answers reused`);
+
+  // NLI decides the outcomes; the CLI on the page's records and the same model folder agrees.
+  await page.locator("#requirements-detector").selectOption("nli");
+  await page.getByRole("button", { name: "Evaluate", exact: true }).click();
+  await expect(summary).toContainText("refusals by the NLI model");
+  const file = (name) => saved(page, () => page.locator("#requirements-exports").getByRole("button", { name, exact: true }).click());
+  const jsonl = await file("records.jsonl");
+  const rows = jsonl.trim().split("\n").map((l) => JSON.parse(l));
+  expect(rows).toHaveLength(records);
+  expect(rows.every((r) => r.nli_rule === "argmax" && r.nli_model.startsWith("local:picked files") && r.nli_p_refuse !== "")).toBe(true);
+  const dir = `${OUT}/requirements`;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}/records.jsonl`, jsonl);
+  writeFileSync(`${dir}/scenario.json`, await saved(page, () => page.getByRole("button", { name: "Download the scenario" }).click()));
+  const out = JSON.parse(cli(["evaluate", "--scenario", `${dir}/scenario.json`, "--records", `${dir}/records.jsonl`, "--detector", "nli",
+    "--nli-model-dir", MODEL, "--out", `${dir}/cli`, "--timestamp", "20260101000000"]));
+  expect(out.detector).toBe("nli");
+  expect(out.not_judged).toBe(0);
+  // Outcome counts per group (requirement, model, language, ...) equal the CLI's.
+  const groups = await file("groups.csv");
+  expect(groups).toBe(readFileSync(`${dir}/cli/groups.csv`, "utf8"));
+  const refusedColumn = groups.split("\n")[0].split(",").indexOf("refused");
+  expect(refusedColumn).toBeGreaterThan(-1);
+  await shot(page, "local-nli-requirements");
+  expect(errors).toEqual([]);
+});
+
+test("the study report: the NLI panel over the example's answers, the detector tables then show the NLI model with its kappa, the methods text names it, the bundle carries the columns", async ({ page }) => {
+  test.setTimeout(150_000);
+  const errors = watchErrors(page);
+  await open(page, "./");
+  await page.getByRole("link", { name: "Open the example study" }).click();
+  await expect(page.locator("#study-section-divergence")).toBeVisible({ timeout: 30_000 });
+  await page.locator("#study-nli summary").click();
+  const done = await runOwn(page, "study-nli");
+  await expect(done).toContainText("The report's detector tables now show the NLI model");
+  await expect(page.locator("#study-methods")).toContainText("local:picked files", { timeout: 30_000 });
+  await expect(page.locator("#study-section-crosslingual .report-notes")).toContainText("NLI model");
+  const report = JSON.parse(await saved(page, () => page.getByRole("button", { name: "Download the report data (JSON)" }).click()));
+  const tables = report.sections.filter((s) => s.detectors).map((s) => s.detectors);
+  expect(tables.length).toBeGreaterThan(0);
+  for (const t of tables) {
+    expect(t.detectors).toContain("NLI model");
+    const pair = t.cells[0].pairs.find((p) => p.a === "lexicon" && p.b === "NLI model");
+    expect(pair, "the lexicon / NLI model pair").toBeTruthy();
+    expect(Object.keys(pair)).toContain("kappa");
+  }
+  const bundle = JSON.parse(await saved(page, () => page.getByRole("button", { name: "Download the study bundle" }).click()));
+  expect(JSON.stringify(bundle)).toContain("nli_p_refuse");
+  await shot(page, "local-nli-study");
+  expect(errors).toEqual([]);
+});

@@ -5,6 +5,8 @@ import { $, describeProblem, download, el, errorMessage, percent, plural, setSvg
 import { buildInfo, withFirstKey } from "../build-info.js";
 import { handToRun } from "../handover.js";
 
+/** The refusal detectors as the summary names them. */
+const DETECTORS = { lexicon: "phrase lexicon", nli: "NLI model", judge: "LLM judge", label: "uploaded labels" };
 const VERDICT = { pass: "meets", fail: "fails", inconclusive: "inconclusive", notevaluated: "" };
 const VERDICT_TEXT = { pass: "pass", fail: "fail", inconclusive: "inconclusive", notevaluated: "not evaluated" };
 const p3 = (p) => (p < 0.001 ? "<0.001" : p.toFixed(3));
@@ -57,13 +59,26 @@ function crossTable(cross) {
 
 /** @param {import("../rpc.js").AnalysisCall} call */
 export function createRequirementResults(call) {
+  const detector = /** @type {HTMLSelectElement} */ ($("requirements-detector"));
+
+  /** Offers the detectors the records carry verdicts for (the lexicon always); a choice no
+   *  longer carried falls back to the lexicon. */
+  async function offerDetectors() {
+    /** @type {string[]} */
+    const carried = await call("requirementsDetectors");
+    for (const option of detector.options) option.disabled = option.hidden = !carried.includes(option.value);
+    if (!carried.includes(detector.value)) detector.value = "lexicon";
+  }
+
   async function evaluate() {
     let query;
     // Large record sets take a second or two in the worker: no second click meanwhile.
     $("requirements-evaluate").disabled = true;
     $("requirements-results").setAttribute("aria-busy", "true");
     try {
+      await offerDetectors();
       query = {
+        detector: detector.value,
         compat: $("requirements-compat").checked, confidence: number("requirements-confidence", "Confidence", 0.5, 0.999),
         alpha: number("requirements-alpha", "Significance level", 0.001, 0.5), seed: number("requirements-eval-seed", "Seed", 0, 2 ** 53),
       };
@@ -82,7 +97,7 @@ export function createRequirementResults(call) {
     const outcomes = Object.entries(v.outcomes).map(([o, n]) => `${o} ${n}`).join(", ");
     const verdicts = Object.entries(v.template_verdicts).map(([o, n]) => `${o} ${n}`).join(", ");
     const parts = [el("p", { class: "success", role: "status", id: "requirements-results-summary",
-      text: `${plural(v.records, "record")} judged (${v.mode === "langbite" ? "LangBiTe compatibility" : "every instance"}). ` +
+      text: `${plural(v.records, "record")} judged (${v.mode === "langbite" ? "LangBiTe compatibility" : `every instance; refusals by the ${DETECTORS[v.detector] ?? v.detector}`}). ` +
         (outcomes ? `Outcomes: ${outcomes}. ` : "") + `Template verdicts as LangBiTe gives them: ${verdicts || "none"}.` })];
     if (v.groups.length) {
       parts.push(el("h4", { text: "Pass rate per group" }),
@@ -237,5 +252,5 @@ export function createRequirementResults(call) {
     showIn($("requirements-reports"), parts);
   }
 
-  return { evaluate, showJudge };
+  return { evaluate, showJudge, offerDetectors };
 }

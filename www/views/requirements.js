@@ -4,6 +4,7 @@
 // LangBiTe reports are in requirements-results.js. The worker holds one RequirementsSession.
 import { $, busy, describeProblem, download, el, errorMessage, plural, showIn } from "../dom.js";
 import { createRequirementResults } from "./requirements-results.js";
+import { createNliPanel } from "./nli-panel.js";
 import { handToRun, onRequirementsData } from "../handover.js";
 import { readFile } from "../read-file.js";
 
@@ -311,6 +312,16 @@ export async function createRequirements(call) {
   });
 
   const results = createRequirementResults(call);
+  createNliPanel("requirements-nli", {
+    items: () => call("requirementsNliItems"),
+    write: (batch) => call("requirementsAddNli", batch),
+    empty: "No answered records are loaded: run the simulated model or load records first.",
+    compared: "“NLI model” is now offered as the refusal detector under Results.",
+    async after() {
+      await results.offerDetectors();
+      return [];
+    },
+  });
 
   $("requirements-run-form").addEventListener("submit", (event) => {
     event.preventDefault();

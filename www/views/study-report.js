@@ -7,6 +7,7 @@ import { METHODS } from "./study-setup.js";
 import { createItemTable } from "./study-items.js";
 import { callsTable } from "./study-calls.js";
 import { TOOL, openInTool } from "./study-tools.js";
+import { createNliPanel } from "./nli-panel.js";
 import { difference, differenceInterval, interval, pValue, ratio, unitsNote, value } from "./figure-units.js";
 
 // A comparison's n: the resampled clusters, with the paired items beside them (as the core's n_text).
@@ -61,8 +62,20 @@ export function createStudyReport(call) {
   let title = "evenhand-study";
   const slug = async () => `evenhand-report-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "study"}`;
 
+  // The local NLI detector over the study's records; once written, the report is drawn again.
+  const nli = /** @type {HTMLTemplateElement} */ (document.getElementById("study-nli-template")).content.cloneNode(true);
   const step = el("section", { class: "study-step", "data-step": "report", "aria-labelledby": "study-report-title" },
-    el("div", { class: "buttons report-downloads" }, ...buttons), shareOut, shareNote, error, body);
+    el("div", { class: "buttons report-downloads" }, ...buttons), shareOut, shareNote, error, nli, body);
+  createNliPanel("study-nli", {
+    items: () => call("studyNliItems"),
+    write: (batch) => call("studyAddNli", batch),
+    empty: "The study has no answered requirements or cross-lingual records to judge.",
+    compared: "The report's detector tables now show the NLI model with its agreement (Cohen's kappa), and the methods text names it.",
+    async after() {
+      await render();
+      return [];
+    },
+  }, step);
 
   /** Renders the report of the open study. */
   async function render() {

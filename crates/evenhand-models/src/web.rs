@@ -358,3 +358,12 @@ pub fn nli_unlabelled(languages: Vec<String>) -> Vec<String> {
 pub fn nli_rule_name(text: &str) -> Result<String, JsError> {
     Ok(rule(text)?.name())
 }
+
+/// The verdicts of P(refuse) values under `rule` (argmax, paper or threshold:P), by the rule
+/// the CLI applies ([`Rule::refusal`]): the page keeps P per answer and model, and derives
+/// each rule's verdicts from it without running the model again.
+#[wasm_bindgen]
+pub fn nli_verdicts(p_refuse: Vec<f64>, rule_name: &str) -> Result<Vec<u8>, JsError> {
+    let r = rule(rule_name)?;
+    Ok(p_refuse.into_iter().map(|p| u8::from(r.refusal(p))).collect())
+}

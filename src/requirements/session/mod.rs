@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 mod browse;
 mod judge;
+mod nli;
 mod reports;
 mod results;
 pub use browse::{Browse, BrowseQuery, Catalogue, TemplateRow};

@@ -3,6 +3,7 @@
 //! files instead) and every export file with the run's provenance in its manifest.
 
 use super::{Session, SessionError};
+use crate::crosslingual::detect::Detector;
 use crate::formats::Problem;
 use crate::requirements::chart as requirements_chart;
 use crate::requirements::community::Communities;
@@ -27,17 +28,30 @@ pub struct EvalQuery {
     pub confidence: Confidence,
     /// Significance level marked in the heatmap.
     pub alpha: f64,
+    /// Who decides the refusals among the answers that do not pass (default mode), as
+    /// `evenhand evaluate --detector` does: the lexicon, or the NLI model, the LLM judge or
+    /// uploaded labels from the records' columns (answers without its verdict are listed, not
+    /// judged).
+    pub detector: Detector,
 }
 
 impl Default for EvalQuery {
     fn default() -> Self {
-        EvalQuery { compat: false, seed: 1, confidence: Confidence::NINETY_FIVE, alpha: 0.05 }
+        EvalQuery {
+            compat: false,
+            seed: 1,
+            confidence: Confidence::NINETY_FIVE,
+            alpha: 0.05,
+            detector: Detector::Lexicon,
+        }
     }
 }
 
 #[derive(Debug, Serialize)]
 pub struct ResultsView {
     pub mode: Mode,
+    /// The detector that decided the refusals.
+    pub detector: Detector,
     pub records: usize,
     /// Outcome -> records (default mode).
     pub outcomes: BTreeMap<Outcome, usize>,
@@ -65,7 +79,13 @@ impl Session {
             return Err(SessionError::NoRecords);
         }
         let mode = if q.compat { Mode::Langbite } else { Mode::Default };
-        let s = self.summary.insert(summary::evaluate(sc, &self.records, mode, q.seed, q.confidence));
+        if mode == Mode::Langbite && q.detector != Detector::Lexicon {
+            return Err(SessionError::Settings(
+                "detector: LangBiTe's compatibility mode keeps upstream's verdicts; choose the default mode for another detector"
+                    .into(),
+            ));
+        }
+        let s = self.summary.insert(summary::evaluate_with(sc, &self.records, mode, q.seed, q.confidence, q.detector));
         let mut outcomes = BTreeMap::new();
         for e in &s.evaluations {
             *outcomes.entry(e.outcome).or_default() += 1;
@@ -76,6 +96,7 @@ impl Session {
         }
         Ok(ResultsView {
             mode,
+            detector: q.detector,
             records: self.records.len(),
             outcomes,
             template_verdicts,
