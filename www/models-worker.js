@@ -119,6 +119,9 @@ async function gather(id, name, base, fetchMissing, picked) {
         if (!picked) await cache.delete(file.url);
         throw err;
       }
+      // A picked file that passed is kept as a download would be (a File streams from disk):
+      // the pool's other workers load it from there, and the next visit needs no picking.
+      if (picked) await cache.put(file.url, new Response(source, { headers: { "content-type": "application/octet-stream" } }));
     }
   } catch (err) {
     out[WEIGHTS]?.free();

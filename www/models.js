@@ -1,77 +1,38 @@
-// Local models on the page: a worker of their own (models-worker.js) loads the third wasm module
-// (pkg-models/) only when a local model is first used, holds one model at a time, and turns
-// texts into vectors a few at a time, so the page can show progress and cancel between calls.
+// Local models on the page: workers of their own (models-worker.js, managed by models-pool.js) load
+// the third wasm module (pkg-models/) only when a local model is first used; each holds one model at
+// a time. Texts become vectors a few at a time on every worker holding the embedder (a pool: the
+// first worker downloads, the others load from Cache Storage), so the page can show progress and
+// cancel between calls.
 // Vectors are kept per model and answer hash for the page's life: a rerun embeds nothing anew.
-// The zero-shot NLI refusal detector runs in the same worker (one model at a time): P(refuse)
-// is kept per (model, language, answer hash), so a rerun under any rule costs nothing.
+// The zero-shot NLI refusal detector runs in the first worker alone (one model at a time):
+// P(refuse) is kept per (model, language, answer hash), so a rerun under any rule costs nothing.
+
+import * as pool from "./models-pool.js";
 
 /** Texts per worker call: a smooth progress bar, and a cancel heard within a second or so. */
 const STEP = 8;
 
-/** @type {Worker | null} */
-let worker = null;
-let next = 0;
-/** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, onProgress?: (p: any) => void}>} */
-const pending = new Map();
 /** `${model} ${sha256(text)}` -> vector. */
 const vectors = new Map();
 /** `${model} ${language} ${sha256(text)}` -> P(refuse); a rule's verdicts are derived from it. */
 const scores = new Map();
-/** What the worker holds: the describe() of its last loaded model, or null. */
+/** What the first worker holds: the describe() of its last loaded model, or null. */
 let held = null;
 /** Every NLI model loaded in this page's life, by id: what its verdicts are recorded under. */
 const classifiers = new Map();
 /** Answers per classify call: both hypotheses of each in one forward pass, progress between calls. */
 const NLI_STEP = 8;
 
-function start() {
-  if (worker) return worker;
-  const w = new Worker(new URL("./models-worker.js", import.meta.url), { type: "module" });
-  w.onmessage = (event) => {
-    const { id, result, error, trapped, progress } = event.data;
-    const p = pending.get(id);
-    if (!p) return;
-    if (progress) {
-      p.onProgress?.(progress);
-      return;
-    }
-    pending.delete(id);
-    if (error !== undefined) {
-      if (trapped) stop();
-      p.reject(new Error(error));
-    } else {
-      p.resolve(result);
-    }
-  };
-  w.onerror = (event) => {
-    // The module could not load (offline before it was ever fetched, say): every call fails.
-    event.preventDefault();
-    const message = `The local models could not start (${event.message || "their module did not load"})`;
-    for (const p of pending.values()) p.reject(new Error(message));
-    pending.clear();
-    stop();
-  };
-  worker = w;
-  return w;
-}
-
-/** Ends the worker (and the model it holds); a call in flight fails with `why`. */
-export function stop(why = "cancelled") {
-  if (worker) worker.terminate();
-  worker = null;
+pool.whenStopped(() => {
   held = null;
-  for (const p of pending.values()) p.reject(new Error(why));
-  pending.clear();
+});
+
+/** Ends the workers (and the models they hold); a call in flight fails with `why`. */
+export function stop(why = "cancelled") {
+  pool.stop(why);
 }
 
-function send(message, onProgress, transfer = []) {
-  const w = start();
-  const id = ++next;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, onProgress });
-    w.postMessage({ id, ...message }, { transfer });
-  });
-}
+const send = pool.send;
 
 /** The mirror named by ?models-base=URL (tests, and hosts that mirror the hub), or "". */
 export function modelsBase(search = location.search) {
@@ -86,16 +47,28 @@ export function spec(name) {
 
 /** Loads `name` from Cache Storage, downloading what is missing when `fetchMissing`; resolves to
  *  {name, dimension, files: [{file, status, sha256, pinned}]}. */
-export function load(name, fetchMissing, onProgress) {
-  return holding(send({ op: "load", name, base: modelsBase(), fetchMissing }, onProgress));
+export async function load(name, fetchMissing, onProgress) {
+  pool.narrow(name);
+  return widen(name, modelsBase(), await holding(send({ op: "load", name, base: modelsBase(), fetchMissing }, onProgress)));
 }
 
 /** Loads `name` from files the user picked (checked as downloads are).
  * @param {string} name @param {File[]} files */
 export async function loadFiles(name, files, onProgress) {
+  pool.narrow(name);
   // The Files themselves (structured-cloned as handles, not read here): the worker reads the
-  // weights in slices, so they are never whole in memory.
-  return holding(send({ op: "loadFiles", name, files }, onProgress));
+  // weights in slices, so they are never whole in memory. The picked files are kept under the
+  // catalogue's own URLs (base ""), where the pool's other workers load them from.
+  return widen(name, "", await holding(send({ op: "loadFiles", name, files }, onProgress)));
+}
+
+/** Once the first worker holds the embedder (and Cache Storage its files): as many more workers
+ *  as its size allows load it too. Resolves to the first worker's describe(). */
+async function widen(name, base, described) {
+  const spec = await send({ op: "spec", name, base });
+  const bytes = spec.files.reduce((n, f) => n + (f.bytes ?? 0), 0) || spec.download_mb * 1e6;
+  await pool.widen(name, base, pool.workersFor(bytes));
+  return described;
 }
 
 async function sha256(text) {
@@ -129,15 +102,20 @@ export async function embed(name, texts, { onProgress, signal } = {}) {
   const reused = keys.filter((k) => vectors.has(k)).length;
   const total = reused + todo.length;
   onProgress?.(reused, total);
-  for (let at = 0; at < todo.length; at += STEP) {
-    signal?.throwIfAborted();
-    const chunk = todo.slice(at, at + STEP);
-    /** @type {Float32Array} */
-    const flat = await send({ op: "embed", name, texts: chunk.map((i) => texts[i]) });
-    const dim = flat.length / chunk.length;
-    chunk.forEach((i, j) => vectors.set(keys[i], Array.from(flat.subarray(j * dim, (j + 1) * dim))));
-    onProgress?.(reused + Math.min(at + STEP, todo.length), total);
-  }
+  signal?.throwIfAborted();
+  const chunks = [];
+  for (let at = 0; at < todo.length; at += STEP) chunks.push(todo.slice(at, at + STEP));
+  // Chunks go to whichever worker is free; each vector is kept under its text's key, so the
+  // order they come back in does not matter.
+  let done = 0;
+  await pool.each(name, chunks.map((chunk) => ({ op: "embed", name, texts: chunk.map((i) => texts[i]) })),
+    (k, /** @type {Float32Array} */ flat) => {
+      const chunk = chunks[k];
+      const dim = flat.length / chunk.length;
+      chunk.forEach((i, j) => vectors.set(keys[i], Array.from(flat.subarray(j * dim, (j + 1) * dim))));
+      done += chunk.length;
+      onProgress?.(reused + done, total);
+    }, signal);
   return { vectors: keys.map((k) => vectors.get(k)), computed: todo.length, reused };
 }
 
@@ -170,12 +148,14 @@ export function lastOwnClassifier() {
 
 /** Loads the catalogue NLI model `name` (Cache Storage first; the network when `fetchMissing`). */
 export function loadClassifier(name, fetchMissing, onProgress) {
+  pool.narrow(); // NLI models stay on the first worker: the extras' embedders go
   return holding(send({ op: "loadClassifier", name, base: modelsBase(), fetchMissing }, onProgress));
 }
 
 /** Loads the catalogue NLI model `name` from the files the user picked (checked against its pins).
  * @param {string} name @param {File[]} files */
 export async function loadClassifierFiles(name, files, onProgress) {
+  pool.narrow();
   // The Files themselves, as loadFiles: a base NLI model's weights are never whole in memory.
   return holding(send({ op: "loadClassifierFiles", name, files }, onProgress));
 }
@@ -183,6 +163,7 @@ export async function loadClassifierFiles(name, files, onProgress) {
 /** Loads the user's own NLI model folder (no pin: each file's sha256 is reported, trust on first use).
  * @param {string} folder @param {File[]} files */
 export async function loadOwnClassifier(folder, files, onProgress) {
+  pool.narrow();
   return holding(send({ op: "loadOwnClassifier", folder, files }, onProgress));
 }
 

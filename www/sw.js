@@ -35,6 +35,7 @@ const SHELL = [
   "./keys.js",
   "./menu.js",
   "./models.js",
+  "./models-pool.js",
   "./models-worker.js",
   "./offline.js",
   "./parquet.js",

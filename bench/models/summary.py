@@ -48,21 +48,22 @@ if ours and peer:
                  f" peak RSS {med(ours, 'peak_rss_mb'):.0f} vs {med(peer, 'peak_rss_mb'):.0f} MB;"
                  f" threads {ours[0]['threads']} vs {peer[0]['threads']}")
 
-# The page: every run of bench/web/models.mjs (one line per round), medians per worker count.
+# The page: every run of bench/web/models.mjs (one line per round), medians per side: the page's
+# own pool, and one worker.
 page_runs = [r for line in open(os.path.join(out, "embed_page.jsonl")) if line.strip()
              for r in json.loads(line).get("runs", [])] if os.path.exists(os.path.join(out, "embed_page.jsonl")) else []
 if page_runs and ours:
     o = med(ours, "seconds")
     result["page"] = {}
-    for w in sorted({r["workers"] for r in page_runs}):
-        mine = [r for r in page_runs if r["workers"] == w]
-        m = {k: med(mine, k) for k in ("seconds", "load_seconds", "max_abs_diff", "peak_rss_mb")}
+    for side in sorted({r.get("side", f"{r['workers']} workers") for r in page_runs}):
+        mine = [r for r in page_runs if r.get("side", f"{r['workers']} workers") == side]
+        m = {k: med(mine, k) for k in ("workers", "seconds", "load_seconds", "max_abs_diff", "peak_rss_mb")}
         m["runs"] = [r["seconds"] for r in mine]
         m["ratio_to_native"] = m["seconds"] / o
-        result["page"][f"{w} workers"] = m
-        lines.append(f"{'embed in Chromium, ' + str(w) + ' worker(s), vs native':<44} {o:9.2f}s {m['seconds']:9.2f}s"
+        result["page"][side] = m
+        lines.append(f"{'embed in Chromium, ' + side + ' (' + str(m['workers']) + '), vs native':<44} {o:9.2f}s {m['seconds']:9.2f}s"
                      f" {m['seconds'] / o:6.2f}x  (page time / native) max|diff|={m['max_abs_diff']:.1e};"
-                     f" renderer peak RSS {m['peak_rss_mb']:.0f} MB; load {m['load_seconds']:.1f} s")
+                     f" renderer peak RSS {m['peak_rss_mb']:.0f} MB; load {m['load_seconds']:.1f} s; {len(mine)} runs")
 
 for kind, label in (("xlmr", "XLM-R base"), ("deberta", "mDeBERTa-v3-base")):
     ours, peer = runs(f"nli_{kind}_ours.jsonl"), runs(f"nli_{kind}_peer.jsonl")

@@ -17,11 +17,9 @@
 // Usage: node bench/web/bbq_page.mjs [PORT] [RUNS]   (PORT and PORT+1; default 8097, 3 runs)
 // Needs ./build.sh build first. WWW=DIR serves another copy of the page (an older build, to
 // compare against).
-import { chromium } from "playwright";
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
+import { launch, loadAverage, median, rendererRss, serve } from "./chromium.mjs";
 
 const PORT = Number(process.argv[2] ?? 8097);
 const RUNS = Number(process.argv[3] ?? 3);
@@ -88,31 +86,7 @@ const mirror = http.createServer((req, res) => {
   res.end(body);
 });
 await new Promise((r) => mirror.listen(PORT + 1, "127.0.0.1", r));
-const server = spawn("python3", ["-m", "http.server", String(PORT), "--bind", "127.0.0.1", "--directory", process.env.WWW || "www"], { stdio: "ignore" });
-await new Promise((r) => setTimeout(r, 800));
-
-/** Resident memory (MB) of every Chromium renderer process below `browserPid`. */
-function rendererRss(browserPid) {
-  const parent = new Map();
-  const rss = new Map();
-  const renderer = new Set();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const status = readFileSync(`/proc/${name}/status`, "utf8");
-      parent.set(Number(name), Number(/PPid:\s+(\d+)/.exec(status)?.[1]));
-      rss.set(Number(name), Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes("--type=renderer")) renderer.add(Number(name));
-    } catch {
-      // the process ended while it was read
-    }
-  }
-  const under = (pid) => {
-    for (let p = pid, hops = 0; p && hops < 10; p = parent.get(p), hops++) if (p === browserPid) return true;
-    return false;
-  };
-  return [...renderer].filter(under).reduce((n, pid) => n + (rss.get(pid) ?? 0), 0) / 1024;
-}
+const server = await serve(process.env.WWW || "www", PORT);
 
 /** A tab by name, through the Expert tools menu when it is not on the tab bar. */
 async function openTab(page, name) {
@@ -125,17 +99,7 @@ async function openTab(page, name) {
 }
 
 async function once() {
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
-  // Playwright starts Chromium as a child of this process: the newest chromium child is it.
-  const browserPid = Number(readdirSync("/proc").filter((n) => /^\d+$/.test(n)).map(Number).filter((pid) => {
-    try {
-      return Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) === process.pid &&
-        readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("chrom");
-    } catch {
-      return false;
-    }
-  }).sort((a, b) => b - a)[0]);
+  const { browser, pid: browserPid } = await launch();
   let peak = 0;
   const sampler = setInterval(() => { peak = Math.max(peak, rendererRss(browserPid)); }, 100);
   const out = {};
@@ -191,7 +155,6 @@ async function once() {
   return out;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   const runs = [];
   for (let i = 0; i < RUNS; i++) runs.push(await once());
@@ -201,7 +164,7 @@ try {
     med[key] = median(values);
   }
   console.log(JSON.stringify({ examples: EXAMPLES, mb_of_files: Math.round([...files.values()].reduce((n, b) => n + b.length, 0) / 1e5) / 10,
-    load_average: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "), median: med, runs }));
+    load_average: loadAverage(), median: med, runs }));
 } finally {
   server.kill();
   mirror.close();

@@ -49,8 +49,8 @@ const REPO = "/sentence-transformers/all-MiniLM-L6-v2/resolve/main";
 const FILES = ["config.json", "model.safetensors", "tokenizer.json"];
 
 /** Opens the Cross-lingual tool with the mirror, loads the topic file's reference responses. */
-async function references(page, base) {
-  await open(page, `./?models-base=${encodeURIComponent(base)}#tools/results`);
+async function references(page, base, query = "") {
+  await open(page, `./?models-base=${encodeURIComponent(base)}${query}#tools/results`);
   await tab(page, "Cross-lingual");
   await page.getByLabel(/upload a question set/).setInputFiles(TOPIC);
   await expect(page.locator("#crosslingual-set-result")).toContainText("(msqad): 3 questions");
@@ -58,6 +58,9 @@ async function references(page, base) {
   await expect(page.locator("#crosslingual-upload-result")).toContainText("36 reference responses");
   await page.getByLabel("Local model").selectOption("all-minilm-l6-v2");
 }
+
+/** The models workers (www/models-worker.js) running in `page`. */
+const modelWorkers = (page) => page.workers().filter((w) => w.url().endsWith("/models-worker.js")).length;
 
 const embedButton = (page) => page.getByRole("button", { name: "Embed the answers with a local model (no key)" });
 
@@ -99,6 +102,9 @@ test("a topic file with no key: a local model from the mirror embeds it, PERMANO
     expect(stats.served).toEqual(Object.fromEntries(FILES.map((f) => [`${REPO}/${f}`, 1])));
     expect(stats.refused).toEqual({}); // plain GETs only: no preflight, HEAD or Range
     await expect(page.locator("#crosslingual-permanova")).toContainText("36 responses have an embedding");
+    // The pool: one worker per core (up to 4; the model is small), each embedding a chunk.
+    const cores = await page.evaluate(() => Math.min(navigator.hardwareConcurrency, 4));
+    expect(modelWorkers(page)).toBe(cores);
 
     // PERMANOVA on the local vectors.
     await page.getByLabel("Permutations per test").fill("99");
@@ -130,14 +136,19 @@ test("a topic file with no key: a local model from the mirror embeds it, PERMANO
     console.log(`page (wasm) against CLI (native): largest coordinate difference ${worst.toExponential(2)} over 36 x 384`);
     expect(worst).toBeLessThan(TOLERANCE);
 
-    // A second visit: the files come from Cache Storage, checked again; the mirror serves nothing more.
+    // A second visit, pinned to one worker: the files come from Cache Storage, checked again; the
+    // mirror serves nothing more; and the one worker's vectors are the pool's, bit for bit.
     const again = await context.newPage();
     const againErrors = watchErrors(again);
-    await references(again, mirror.base);
+    await references(again, mirror.base, "&models-workers=1");
     await embedButton(again).click();
     await expect(again.locator("#crosslingual-local-done")).toContainText("36 responses embedded locally", { timeout: 120_000 });
     await expect(again.locator("#crosslingual-local-confirm")).toBeHidden();
     expect((await mirror.stats()).served).toEqual(stats.served);
+    expect(modelWorkers(again)).toBe(1);
+    const oneWorker = vectorsOf((await downloadText(again, "Download embeddings (JSONL)")).text);
+    expect(oneWorker.size).toBe(36);
+    for (const [id, v] of oneWorker) expect(v, `${id}: one worker's vector equals the pool's`).toEqual(pageVectors.get(id));
     expect(againErrors).toEqual([]);
   } finally {
     mirror.stop();
