@@ -195,3 +195,51 @@ fn the_cascade_spares_the_model_the_lexicons_answers_and_decides_by_both() {
     assert!(err.contains("kappa") && err.contains(&format!("would have spared the model {hits} answers")), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_study_report_runs_the_nli_detector_over_its_refusal_methods() {
+    let dir = cli::temp("nli", "study");
+    tiny::write_classifier(&dir.join("tiny-nli"), Head::Bert, 5).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (code, _, err) = evenhand(&["study", "init", "--out", &path("study.json")]);
+    assert_eq!(code, 0, "{err}");
+    let report = |out: &str, nli: &[&str]| {
+        let (study, out_dir) = (path("study.json"), path(out));
+        let args = [&["study", "report", "--study", &study, "--out", &out_dir][..], nli].concat();
+        let (code, _, err) = evenhand(&args);
+        assert_eq!(code, 0, "{err}");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(out).join("report.json")).unwrap()).unwrap();
+        (json, err)
+    };
+    // The detectors each section's table compares.
+    let tables = |r: &serde_json::Value| -> Vec<(String, Vec<String>)> {
+        r["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| !s["detectors"].is_null())
+            .map(|s| {
+                let names = s["detectors"]["detectors"].as_array().unwrap();
+                (
+                    s["method"].as_str().unwrap_or("").to_string(),
+                    names.iter().map(|d| d.as_str().unwrap().into()).collect(),
+                )
+            })
+            .collect()
+    };
+    let (plain, _) = report("plain", &[]);
+    assert!(!tables(&plain).is_empty());
+    assert!(tables(&plain).iter().all(|(_, d)| !d.contains(&"NLI model".to_string())), "{:?}", tables(&plain));
+
+    let (judged, err) = report("nli", &["--nli-model-dir", &path("tiny-nli")]);
+    assert!(err.contains("NLI detector: P(refuse) for "), "{err}");
+    let t = tables(&judged);
+    assert_eq!(t.len(), tables(&plain).len());
+    for (method, detectors) in &t {
+        assert!(detectors.contains(&"NLI model".to_string()), "{method}: {detectors:?}");
+    }
+    // The lexicon still decides the study's figures: the headline comparisons are unchanged.
+    assert_eq!(judged["family"], plain["family"]);
+    assert!(judged.to_string().contains("rule argmax"), "the report names the NLI rule");
+}

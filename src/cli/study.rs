@@ -77,6 +77,8 @@ pub struct RunArgs {
     /// Ignore an existing journal: every call is sent again.
     #[arg(long)]
     pub fresh: bool,
+    #[command(flatten)]
+    pub nli: super::nli::NliArgs,
 }
 
 #[derive(clap::Args)]
@@ -92,6 +94,8 @@ pub struct ReportArgs {
     /// The report's timestamp (default: now), for reports that must be byte-identical.
     #[arg(long, hide = true)]
     pub generated_at: Option<String>,
+    #[command(flatten)]
+    pub nli: super::nli::NliArgs,
 }
 
 fn open(path: &Path) -> Result<Session, Failure> {
@@ -146,6 +150,26 @@ fn write_report(s: &Session, out: &Path, generated_at: &str) -> Outcome {
         "significant": r.family.significant,
     }))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// With `--nli-model-dir`: the NLI detector over the requirements and cross-lingual answers,
+/// its P(refuse) into their records, so the report's detector table compares it with the
+/// lexicon (which still decides the study's figures) and the methods text names it.
+fn judge_refusals(s: &mut Session, a: &super::nli::NliArgs) -> Result<(), Failure> {
+    let Some(dir) = &a.nli_model_dir else { return Ok(()) };
+    let items = s.nli_items()?;
+    if items.is_empty() {
+        return Err(Failure::new(
+            "--nli-model-dir: the study has no answered requirements or cross-lingual records to judge",
+        ));
+    }
+    let (batch, counts) = super::nli::run(a, dir, &items)?;
+    if let Some(c) = &counts {
+        super::nli::report(c);
+    }
+    let n = s.add_nli(&batch)?;
+    note(format_args!("NLI detector: P(refuse) for {n} records"));
+    Ok(())
 }
 
 /// `same_name`: another record file given has this file's base name, so the path as given
@@ -262,6 +286,7 @@ pub fn run(a: Args) -> Outcome {
                 let same_name = r.records.iter().filter(|o| base(o) == base(spec)).count() > 1;
                 add_records(&mut s, spec, same_name)?;
             }
+            judge_refusals(&mut s, &r.nli)?;
             write_report(&s, &r.out, &r.generated_at.unwrap_or_else(now))
         }
         Command::Run(r) => {
@@ -303,6 +328,7 @@ pub fn run(a: Args) -> Outcome {
                     note(format_args!("warning: {p}"));
                 }
             }
+            judge_refusals(&mut s, &r.nli)?;
             write_report(&s, &r.out, &now())
         }
     }
