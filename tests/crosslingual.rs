@@ -678,6 +678,25 @@ fn an_nli_batch_fills_the_columns_all_or_nothing() {
     let v = &s.dataset().verdicts;
     assert_eq!((v[0].nli, v[1].nli), (Some(true), Some(false)));
     assert_eq!(s.dataset().records[0].extra["nli_rule"], "threshold:0.8");
+
+    // Then the cascade: the lexicon's refusals lose the probability the earlier run gave them
+    // (it decides nothing now); the model's answers get the new one.
+    let flagged: Vec<&str> = items.iter().filter(|i| i.lexicon).map(|i| i.id.as_str()).collect();
+    assert!(!flagged.is_empty() && flagged.len() < items.len());
+    let rest: Vec<String> = items.iter().filter(|i| !i.lexicon).map(|i| i.id.clone()).collect();
+    let n = rest.len();
+    assert_eq!(s.add_nli(&batch(rest, vec![0.25; n], "cascade:argmax")).unwrap(), n);
+    for r in &s.dataset().records {
+        let want = if flagged.contains(&r.record_id.as_str()) { "" } else { "0.25" };
+        assert_eq!(
+            (r.extra["nli_p_refuse"].as_str(), r.extra["nli_rule"].as_str()),
+            (want, "cascade:argmax"),
+            "{}",
+            r.record_id
+        );
+    }
+    let v = &s.dataset().verdicts;
+    assert!(s.dataset().records.iter().zip(v).all(|(r, v)| v.nli == Some(flagged.contains(&r.record_id.as_str()))));
 }
 
 /// Two different answers under one record id (loaded with a warning) would share one NLI

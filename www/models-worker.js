@@ -121,7 +121,10 @@ async function gather(id, name, base, fetchMissing, picked) {
       }
       // A picked file that passed is kept as a download would be (a File streams from disk):
       // the pool's other workers load it from there, and the next visit needs no picking.
-      if (picked) await cache.put(file.url, new Response(source, { headers: { "content-type": "application/octet-stream" } }));
+      if (picked) {
+        const body = source instanceof Blob ? source : new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (source)]);
+        await cache.put(file.url, new Response(body, { headers: { "content-type": "application/octet-stream" } }));
+      }
     }
   } catch (err) {
     out[WEIGHTS]?.free();

@@ -15,7 +15,7 @@ use super::detect::{self, NLI_COLUMN, NLI_MODEL_COLUMN, NLI_RULE_COLUMN};
 use crate::record::{Record, Status};
 use crate::text::refusal::Lexicon;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// One answer for the detector (once per record id).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -131,8 +131,12 @@ pub fn write(records: &mut [Record], b: &NliBatch, lexicon: &Lexicon) -> Result<
     if detect::cascade_inner(&b.rule).is_some() {
         let answered =
             |r: &Record| matches!(r.status, Status::Ok | Status::Refused | Status::Unparseable | Status::Filtered);
+        let scored: HashSet<&str> = b.ids.iter().map(String::as_str).collect();
         for r in records.iter_mut().filter(|r| answered(r) && detect::lexicon_refusal(r, lexicon)) {
-            r.extra.entry(NLI_COLUMN.into()).or_default();
+            // A probability from an earlier run decided nothing here: the lexicon does.
+            if !scored.contains(r.record_id.as_str()) {
+                r.extra.insert(NLI_COLUMN.into(), String::new());
+            }
             r.extra.insert(NLI_RULE_COLUMN.into(), b.rule.clone());
             r.extra.insert(NLI_MODEL_COLUMN.into(), model.to_string());
         }

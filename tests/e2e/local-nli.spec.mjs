@@ -206,6 +206,24 @@ test("a topic file with no key: the user's own NLI model folder judges it in the
   await expect(nliRow.locator("td").nth(5)).toHaveText(/^(-?\d\.\d{3}( \[-?\d\.\d{3}, -?\d\.\d{3}\])?|undefined)$/);
   await expect(page.locator("#crosslingual-labelled tbody")).toContainText(/-?\d\.\d{3} \[/);
   await shot(page, "local-nli-labels");
+
+  // The lexicon-first cascade, as the CLI's --nli-cascade: the lexicon's refusals stand without
+  // the model, which judges the rest (from the scores kept above: nothing computed), and the
+  // figures it decides equal the CLI's.
+  const cascade = JSON.parse(cli(["crosslingual", "--questions", TOPIC, "--references", "--nli-model-dir", MODEL,
+    "--nli-cascade", "--detector", "nli", "--permutations", "0", "--out", `${OUT}/cli-cascade`]));
+  const spared = [...csvRows(readFileSync(`${OUT}/cli-cascade/records.csv`, "utf8")).values()].filter((r) => r.nli_p_refuse === "").length;
+  expect(spared).toBeGreaterThan(0);
+  await page.getByLabel("Rule", { exact: true }).selectOption("cascade:argmax");
+  await page.getByRole("button", { name: "Decide refusals with a local NLI model (no key)" }).click();
+  await expect(done).toContainText(`under the lexicon first, then argmax`);
+  await expect(done).toContainText(`(${spared} lexicon refusal${spared === 1 ? "" : "s"} without the model; 0 distinct answers computed`);
+  for (const r of cascade.rates_by_language) {
+    await expect(page.locator(`#crosslingual-rates tr[data-language="${r.language}"] td`).nth(1)).toHaveText(String(r.refused));
+  }
+  const cascadeRows = csvRows((await downloadText(page, "Download records (CSV)")).text);
+  expect([...cascadeRows.values()].every((r) => r.nli_rule === "cascade:argmax")).toBe(true);
+  expect([...cascadeRows.values()].filter((r) => r.nli_p_refuse === "").length).toBe(spared);
   expect(errors).toEqual([]);
 });
 
