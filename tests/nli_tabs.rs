@@ -122,3 +122,17 @@ fn study_nli_columns_reach_the_detector_table_methods_text_and_bundle() {
     let lacks = evenhand::study::bundle::share_lacks(&s);
     assert!(lacks.iter().any(|l| l.contains("NLI")), "{lacks:?}");
 }
+
+#[test]
+fn a_cascade_whose_answers_the_lexicon_all_decided_still_offers_the_nli_detector() {
+    let mut s = answered();
+    assert!(s.nli_items().unwrap().iter().any(|i| i.lexicon), "the simulated refusals are flagged");
+    // The model judged nothing (say every answer left was cached elsewhere, or none was left):
+    // the lexicon's refusals carry the cascade rule and no probability.
+    let none = NliBatch { model: MODEL.into(), rule: "cascade:argmax".into(), ids: vec![], p_refuse: vec![] };
+    assert_eq!(s.add_nli(&none).unwrap(), 0);
+    assert!(
+        s.records.iter().all(|r| r.extra.get(evenhand::crosslingual::detect::NLI_COLUMN).is_none_or(|p| p.is_empty()))
+    );
+    assert_eq!(s.detectors(), vec![Detector::Lexicon, Detector::Nli]);
+}

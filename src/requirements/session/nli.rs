@@ -39,7 +39,8 @@ impl Session {
             .into_iter()
             .filter(|d| match d {
                 Detector::Lexicon => true,
-                Detector::Nli => has(detect::NLI_COLUMN),
+                // The rule, not the probability: a cascade's lexicon refusals have no P(refuse).
+                Detector::Nli => has(detect::NLI_RULE_COLUMN),
                 Detector::Judge => has(detect::JUDGE_COLUMN),
                 Detector::Label => has(detect::LABEL_COLUMN),
             })
