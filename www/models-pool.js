@@ -86,6 +86,9 @@ export function send(message, onProgress, transfer = [], slot = null) {
   });
 }
 
+/** The same call to every worker started, their results in order. @param {object} message */
+export const everyWorker = (message) => Promise.all(slots.map((s) => send(message, undefined, [], s)));
+
 /** Ends the extra workers unless they hold `keep` (before the first worker loads another model).
  * @param {string | null} [keep] */
 export function narrow(keep = null) {

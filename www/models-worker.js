@@ -206,6 +206,8 @@ const ops = {
   loadClassifierFiles: ({ id, name, files }) => loadClassifier(id, name, "", false, pickedMap(files)),
   /** The user's own NLI model folder (trust on first use). */
   loadOwnClassifier: ({ id, folder, files }) => loadOwn(id, folder, pickedMap(files)),
+  /** This worker's wasm memory in bytes: what its model, tokenizer and work hold (it never shrinks). */
+  memory: async () => (await ready).memory.buffer.byteLength,
   /** The languages among these the zero-shot rule has no labels for. */
   unlabelled: ({ languages }) => nli_unlabelled(languages),
   /** The verdicts of kept P(refuse) values under a rule (no model involved). */

@@ -119,6 +119,12 @@ export async function embed(name, texts, { onProgress, signal } = {}) {
   return { vectors: keys.map((k) => vectors.get(k)), computed: todo.length, reused };
 }
 
+/** Each started worker's wasm memory in bytes (a model's cost once loaded; the benches report it).
+ * @returns {Promise<number[]>} */
+export function workerMemory() {
+  return pool.everyWorker({ op: "memory" });
+}
+
 /** Remembers what the worker holds after a load (a failed load leaves it holding nothing). */
 function holding(promise) {
   return promise.then((d) => {

@@ -7,7 +7,9 @@
 //!   write-nli xlmr|deberta DIR TOKENIZER_JSON
 //!                                    a random-weight NLI classifier with the real base model's
 //!                                    shapes (weights random: only speed means anything)
-//!   nli MODEL_DIR TEXTS.json N       the zero-shot refusal detector on the first N answers
+//!   nli MODEL_DIR TEXTS.json N [OUT.json]
+//!                                    the zero-shot refusal detector on the first N answers (argmax;
+//!                                    OUT.json: every answer's P(refuse) and verdict, for the page)
 //!   pairs TEXTS.json N OUT.json      the (premise, hypothesis) pairs that detector scores, for the peer
 //!
 //! embed and nli print one JSON line: seconds (the work alone), load_seconds, peak_rss_mb (the
@@ -30,7 +32,7 @@ fn main() -> Result<(), Fail> {
         "texts" => texts(a(1)?.parse()?, Path::new(a(2)?), Path::new(a(3)?)),
         "embed" => embed(Path::new(a(1)?), Path::new(a(2)?), Path::new(a(3)?)),
         "write-nli" => write_nli(a(1)?, Path::new(a(2)?), Path::new(a(3)?)),
-        "nli" => nli(Path::new(a(1)?), Path::new(a(2)?), a(3)?.parse()?),
+        "nli" => nli(Path::new(a(1)?), Path::new(a(2)?), a(3)?.parse()?, args.get(4).map(Path::new)),
         "pairs" => pairs(Path::new(a(1)?), a(2)?.parse()?, Path::new(a(3)?)),
         other => Err(format!("unknown command {other:?}").into()),
     }
@@ -428,7 +430,7 @@ fn embed(model_dir: &Path, texts_file: &Path, out: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
-fn nli(model_dir: &Path, texts_file: &Path, n: usize) -> Result<(), Fail> {
+fn nli(model_dir: &Path, texts_file: &Path, n: usize, out: Option<&Path>) -> Result<(), Fail> {
     let rows = read_texts(texts_file)?;
     let answers: Vec<(&str, &str)> = rows.iter().take(n).map(|(t, l)| (t.as_str(), l.as_str())).collect();
     let t = Instant::now();
@@ -437,6 +439,11 @@ fn nli(model_dir: &Path, texts_file: &Path, n: usize) -> Result<(), Fail> {
     let t = Instant::now();
     let verdicts = detector.detect(&answers, |_| {})?;
     let seconds = t.elapsed().as_secs_f64();
+    if let Some(out) = out {
+        let p: Vec<f64> = verdicts.iter().map(|v| v.p_refuse).collect();
+        let refusal: Vec<bool> = verdicts.iter().map(|v| v.refusal).collect();
+        std::fs::write(out, serde_json::json!({"p_refuse": p, "refusal": refusal}).to_string())?;
+    }
     // The entailment logits of the first few answers, for the peer to agree with.
     let sample: Vec<[f32; 2]> = verdicts.iter().take(8).map(|v| v.entailment_logits).collect();
     println!(

@@ -7,7 +7,13 @@
 #     and one worker.
 #  2. NLI refusal detector throughput: RANDOM-weight models with the shapes of XLM-R base and
 #     mDeBERTa-v3-base (no NLI weights are available offline: only speed means anything) on
-#     MODELS_NLI_ANSWERS answers (two hypotheses each) vs transformers' classifiers.
+#     MODELS_NLI_ANSWERS answers (two hypotheses each) vs transformers' classifiers, and in
+#     Chromium (bench/web/models.mjs nli: the folder loaded as the user's own files).
+#  3. The lexicon-first cascade (part `cascade`, bench/models/cascade.py): `evenhand crosslingual
+#     --nli-model-dir` (release) with the model alone vs --nli-cascade over MODELS_NLI_ANSWERS
+#     answers, a share MODELS_CASCADE_SHARE of them opening with a lexicon phrase. Its agreement
+#     with the model alone is printed too (--nli-cascade-check), but with random weights it means
+#     nothing: MODELS_NLI_DIR=<a real NLI model folder> measures it on real weights.
 # The venv (target/models-bench-venv, ~1.9 GB) has torch without its CUDA packages: see
 # torch_cpu_stubs.py. Figures go to bench/out/models.txt and bench/out/models.json.
 set -euo pipefail
@@ -20,8 +26,10 @@ RUNS=${MODELS_RUNS:-3}
 TEXTS=${MODELS_TEXTS:-1000}
 NLI_ANSWERS=${MODELS_NLI_ANSWERS:-100}
 NLI_RUNS=${MODELS_NLI_RUNS:-$RUNS}
-# Which parts run (all by default): embed (native and sentence-transformers), page, nli.
-PARTS=${MODELS_PARTS:-embed page nli}
+CASCADE_SHARE=${MODELS_CASCADE_SHARE:-0.2}
+# MODELS_PAGE_SIDES=pool: the page's embedding with its pool only (not also pinned to one worker).
+# Which parts run (all by default): embed (native and sentence-transformers), page, nli, cascade.
+PARTS=${MODELS_PARTS:-embed page nli cascade}
 has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 # Both sides on every core: candle's matrix products use RAYON_NUM_THREADS (else all cores),
 # torch.set_num_threads the same number.
@@ -72,7 +80,7 @@ for r in $(seq "$RUNS"); do
     $PY bench/models/peer.py embed "$MINILM" "$OUT/texts.json" "$OUT/embed_peer.f32" "$THREADS" | tee -a "$OUT/embed_peer.jsonl"
   fi
   if [ "$page" = 1 ]; then
-    node bench/web/models.mjs "$MINILM" "$OUT/texts.json" "$OUT/embed_ours.f32" 1 | tee -a "$OUT/embed_page.jsonl" ||
+    node bench/web/models.mjs embed "$MINILM" 1 | tee -a "$OUT/embed_page.jsonl" ||
       echo "bench/web/models.mjs failed" >&2
   fi
 done
@@ -85,11 +93,39 @@ for kind in xlmr deberta; do
   $BIN pairs "$OUT/texts.json" "$NLI_ANSWERS" "$OUT/pairs.json"
   : >"$OUT/nli_${kind}_ours.jsonl"
   : >"$OUT/nli_${kind}_peer.jsonl"
+  : >"$OUT/nli_${kind}_page.jsonl"
   for r in $(seq "$NLI_RUNS"); do
-    $BIN nli "$dir" "$OUT/texts.json" "$NLI_ANSWERS" | tee -a "$OUT/nli_${kind}_ours.jsonl"
+    $BIN nli "$dir" "$OUT/texts.json" "$NLI_ANSWERS" "$OUT/nli_${kind}_p.json" | tee -a "$OUT/nli_${kind}_ours.jsonl"
     $PY bench/models/peer.py nli "$dir" "$OUT/pairs.json" "$THREADS" | tee -a "$OUT/nli_${kind}_peer.jsonl" ||
       echo '{"skipped": "transformers could not run this model"}' >>"$OUT/nli_${kind}_peer.jsonl"
+    if [ -f www/pkg-models/evenhand_models_bg.wasm ]; then
+      node bench/web/models.mjs nli "$dir" "$NLI_ANSWERS" "$OUT/nli_${kind}_p.json" 1 | tee -a "$OUT/nli_${kind}_page.jsonl" ||
+        echo "bench/web/models.mjs nli failed" >&2
+    fi
   done
 done
+
+if has cascade; then
+  cargo build -q --release --bin evenhand
+  dir=${MODELS_NLI_DIR:-$OUT/nli-xlmr}
+  [ -n "${MODELS_NLI_DIR:-}" ] || [ "$dir/model.safetensors" -nt "$BIN" ] || $BIN write-nli xlmr "$dir" "$XLMR_TOKENIZER"
+  # A simulated run's records give the shape (questions, languages, templates); the answers are
+  # the bench's texts.
+  target/release/evenhand crosslingual --questions tests/fixtures/crosslingual/questions.json --simulate \
+    --samples 1 --permutations 0 --out "$OUT/cascade-template" >/dev/null 2>&1
+  $PY bench/models/cascade.py records "$OUT/texts.json" "$OUT/cascade-template/records.csv" "$NLI_ANSWERS" \
+    "$CASCADE_SHARE" "$OUT/cascade-records.csv"
+  random=true
+  [ -z "${MODELS_NLI_DIR:-}" ] || random=false
+  echo "{\"model_dir\": \"$dir\", \"random_weights\": $random}" >"$OUT/cascade.jsonl"
+  for r in $(seq "$NLI_RUNS"); do
+    for mode in alone cascade; do
+      $PY bench/models/cascade.py run target/release/evenhand "$OUT/cascade-records.csv" "$dir" "$mode" \
+        "$OUT/cascade-out" | tee -a "$OUT/cascade.jsonl"
+    done
+  done
+  $PY bench/models/cascade.py run target/release/evenhand "$OUT/cascade-records.csv" "$dir" check \
+    "$OUT/cascade-out" | tee -a "$OUT/cascade.jsonl"
+fi
 echo "load after: $(uptime)"
 $PY bench/models/summary.py "$OUT" "$THREADS" | tee bench/out/models.txt

@@ -57,13 +57,14 @@ if page_runs and ours:
     result["page"] = {}
     for side in sorted({r.get("side", f"{r['workers']} workers") for r in page_runs}):
         mine = [r for r in page_runs if r.get("side", f"{r['workers']} workers") == side]
-        m = {k: med(mine, k) for k in ("workers", "seconds", "load_seconds", "max_abs_diff", "peak_rss_mb")}
+        m = {k: med(mine, k) for k in ("workers", "seconds", "load_seconds", "max_abs_diff", "peak_rss_mb", "wasm_mb")}
         m["runs"] = [r["seconds"] for r in mine]
         m["ratio_to_native"] = m["seconds"] / o
         result["page"][side] = m
         lines.append(f"{'embed in Chromium, ' + side + ' (' + str(m['workers']) + '), vs native':<44} {o:9.2f}s {m['seconds']:9.2f}s"
                      f" {m['seconds'] / o:6.2f}x  (page time / native) max|diff|={m['max_abs_diff']:.1e};"
-                     f" renderer peak RSS {m['peak_rss_mb']:.0f} MB; load {m['load_seconds']:.1f} s; {len(mine)} runs")
+                     f" renderer peak RSS {m['peak_rss_mb']:.0f} MB, largest worker's wasm memory"
+                     f" {m['wasm_mb'] or 0:.0f} MB; load {m['load_seconds']:.1f} s; {len(mine)} runs")
 
 for kind, label in (("xlmr", "XLM-R base"), ("deberta", "mDeBERTa-v3-base")):
     ours, peer = runs(f"nli_{kind}_ours.jsonl"), runs(f"nli_{kind}_peer.jsonl")
@@ -84,7 +85,38 @@ for kind, label in (("xlmr", "XLM-R base"), ("deberta", "mDeBERTa-v3-base")):
                      f" {med(peer, 'peak_rss_mb'):.0f} MB")
     else:
         lines.append(f"{'NLI ' + label + ': native (no peer figure)':<44} {o:10.2f} {'-':>10} {'-':>7}  {note}")
+    page = [r for line in open(os.path.join(out, f"nli_{kind}_page.jsonl")) if line.strip()
+            for r in json.loads(line).get("runs", [])] if os.path.exists(os.path.join(out, f"nli_{kind}_page.jsonl")) else []
+    if page:
+        m = {k: med(page, k) for k in ("seconds", "answers_per_second", "load_seconds", "max_abs_diff", "peak_rss_mb", "wasm_mb")}
+        m["verdicts_differ"] = max(r["verdicts_differ"] for r in page)
+        m["runs"] = [r["seconds"] for r in page]
+        m["ratio_to_native"] = m["seconds"] / med(ours, "seconds")
+        entry["page"] = m
+        lines.append(f"{'NLI ' + label + ': in Chromium vs native':<44} {o:10.2f} {m['answers_per_second']:10.2f}"
+                     f" {m['ratio_to_native']:6.2f}x  (page time / native) max|diff| P(refuse)={m['max_abs_diff']:.1e},"
+                     f" {m['verdicts_differ']} verdicts differ; renderer peak RSS {m['peak_rss_mb']:.0f} MB,"
+                     f" worker's wasm memory {m['wasm_mb']:.0f} MB;"
+                     f" load {m['load_seconds']:.1f} s; {len(page)} runs")
     result[f"nli_{kind}"] = entry
+
+# The lexicon-first cascade: the CLI's whole run (load included) with the model alone and with the
+# cascade, medians; the check run's agreement (meaningful only on real weights).
+cascade = runs("cascade.jsonl")
+alone, first = [r for r in cascade if r["mode"] == "alone"], [r for r in cascade if r["mode"] == "cascade"]
+if alone and first:
+    a, c = med(alone, "seconds"), med(first, "seconds")
+    check = next((r["check"] for r in cascade if r.get("check")), None)
+    about = json.loads(open(os.path.join(out, "cascade.jsonl")).readline())
+    weights = "RANDOM weights: agreement means nothing" if about["random_weights"] else about["model_dir"]
+    result["cascade"] = {"alone_s": a, "cascade_s": c, "speedup": a / c, "answers": alone[0]["model_runs"],
+                         "model_runs_cascade": first[0]["model_runs"], "spared": first[0]["spared"],
+                         "alone_runs": [r["seconds"] for r in alone], "cascade_runs": [r["seconds"] for r in first],
+                         "check": check, **about}
+    lines.append(f"{'NLI cascade (the CLI): alone vs lexicon first':<44} {a:9.2f}s {c:9.2f}s {a / c:6.2f}x"
+                 f"  the lexicon spared the model {first[0]['spared']} of {alone[0]['model_runs']} answers;"
+                 f" agreement with the model alone: {check['kappa'] if check else 'not run'}"
+                 f" ({check['cascade_only'] if check else '-'} refusals by the cascade only; {weights})")
 
 print("\n".join(lines))
 print(f"ratio: peer time / ours (embedding), ours / peer answers per second (NLI): above 1, ours is faster;"
