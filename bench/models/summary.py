@@ -64,7 +64,7 @@ if page_runs and ours:
         lines.append(f"{'embed in Chromium, ' + side + ' (' + str(m['workers']) + '), vs native':<44} {o:9.2f}s {m['seconds']:9.2f}s"
                      f" {m['seconds'] / o:6.2f}x  (page time / native) max|diff|={m['max_abs_diff']:.1e};"
                      f" renderer peak RSS {m['peak_rss_mb']:.0f} MB, largest worker's wasm memory"
-                     f" {m['wasm_mb'] or 0:.0f} MB; load {m['load_seconds']:.1f} s; {len(mine)} runs")
+                     f" {m['wasm_mb'] or 0:.0f} MiB; load {m['load_seconds']:.1f} s; {len(mine)} runs")
 
 for kind, label in (("xlmr", "XLM-R base"), ("deberta", "mDeBERTa-v3-base")):
     ours, peer = runs(f"nli_{kind}_ours.jsonl"), runs(f"nli_{kind}_peer.jsonl")
@@ -96,7 +96,7 @@ for kind, label in (("xlmr", "XLM-R base"), ("deberta", "mDeBERTa-v3-base")):
         lines.append(f"{'NLI ' + label + ': in Chromium vs native':<44} {o:10.2f} {m['answers_per_second']:10.2f}"
                      f" {m['ratio_to_native']:6.2f}x  (page time / native) max|diff| P(refuse)={m['max_abs_diff']:.1e},"
                      f" {m['verdicts_differ']} verdicts differ; renderer peak RSS {m['peak_rss_mb']:.0f} MB,"
-                     f" worker's wasm memory {m['wasm_mb']:.0f} MB;"
+                     f" worker's wasm memory {m['wasm_mb']:.0f} MiB;"
                      f" load {m['load_seconds']:.1f} s; {len(page)} runs")
     result[f"nli_{kind}"] = entry
 

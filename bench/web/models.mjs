@@ -76,7 +76,7 @@ try {
       const got = JSON.parse(await page.textContent("#out"));
       if (got.error) throw new Error(got.error);
       runs.push({ ...got, side, peak_rss_mb: peak, load_average: loadAverage() });
-      console.error(`page ${mode}, ${side} (${got.workers} worker(s)): ${got.seconds.toFixed(2)} s, load ${got.load_seconds.toFixed(1)} s, peak ${peak.toFixed(0)} MB, largest worker's wasm memory ${got.wasm_mb.toFixed(0)} MB`);
+      console.error(`page ${mode}, ${side} (${got.workers} worker(s)): ${got.seconds.toFixed(2)} s, load ${got.load_seconds.toFixed(1)} s, peak ${peak.toFixed(0)} MB, largest worker's wasm memory ${got.wasm_mb.toFixed(0)} MiB`);
       await context.close();
     }
   }
