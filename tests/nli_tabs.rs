@@ -136,3 +136,27 @@ fn a_cascade_whose_answers_the_lexicon_all_decided_still_offers_the_nli_detector
     );
     assert_eq!(s.detectors(), vec![Detector::Lexicon, Detector::Nli]);
 }
+
+/// The page's NLI model choices (www/views/nli-panel.js, MODEL_OPTIONS) are written out in
+/// JavaScript so the first load need not fetch the models module; they must stay the catalogue's:
+/// every id a catalogue NLI model, its "about N MB" the catalogue's download size, and
+/// "unverified, not pinned" exactly when the catalogue pins no commit.
+#[test]
+fn the_pages_nli_model_choices_are_the_catalogues() {
+    use evenhand_models::catalogue::{self, Purpose};
+    let js = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/www/views/nli-panel.js")).unwrap();
+    let block = js.split("const MODEL_OPTIONS = {").nth(1).and_then(|b| b.split("};").next()).expect("MODEL_OPTIONS");
+    let entry = regex::Regex::new(r#""([a-z0-9-]+)":\s*"([^"]*)""#).unwrap();
+    let size = regex::Regex::new(r"about (\d+) MB").unwrap();
+    let mut seen = 0;
+    for c in entry.captures_iter(block) {
+        let (id, label) = (&c[1], &c[2]);
+        let m = catalogue::find(id).unwrap_or_else(|| panic!("{id}: not in the model catalogue"));
+        assert_eq!(m.purpose, Purpose::Nli, "{id}");
+        let mb: u32 = size.captures(label).unwrap_or_else(|| panic!("{id}: no size in {label:?}"))[1].parse().unwrap();
+        assert_eq!(mb, m.download_mb, "{id}: the page says about {mb} MB");
+        assert_eq!(label.contains("unverified, not pinned"), m.commit.is_none(), "{id}: {label}");
+        seen += 1;
+    }
+    assert!(seen >= 2, "{seen} catalogue models found in MODEL_OPTIONS");
+}
