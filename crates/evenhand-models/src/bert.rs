@@ -3,13 +3,17 @@
 //! `BertModel` weight layout (with or without a `bert.` prefix) and config.json, so the
 //! sentence-transformers checkpoints load as published. Post-layer-norm, as in the original:
 //!
-//! h0 = LN(word[id] + position[i] + token_type[t]); per layer:
+//! h0 = LN(word[id] + position[i] + token_type[t]); per layer ([`crate::layer`], on flat
+//! buffers with fused elementwise steps):
 //! a = LN(h + W_o · softmax(QKᵀ/√d + mask) V); h = LN(a + W_2 · gelu(W_1 · a)).
 
 use crate::error::ModelError;
+use crate::fused::{Activation, Norm};
+use crate::layer::{self, Dense, Layer, Scratch};
 use candle_core::{D, DType, Device, Module, Tensor};
-use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+use candle_nn::{Embedding, VarBuilder};
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The config.json fields the forward pass uses (others are ignored).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -45,6 +49,9 @@ impl Config {
     pub fn from_json(file: &str, bytes: &[u8]) -> Result<Config, ModelError> {
         let bad = |message: String| ModelError::Config { file: file.into(), message };
         let c: Config = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+        if c.hidden_size == 0 || c.intermediate_size == 0 {
+            return Err(bad("hidden_size and intermediate_size must be positive".into()));
+        }
         if c.num_attention_heads == 0 || !c.hidden_size.is_multiple_of(c.num_attention_heads) {
             return Err(bad(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
@@ -54,46 +61,6 @@ impl Config {
         Activation::of(&c.hidden_act).map_err(bad)?;
         Ok(c)
     }
-}
-
-/// The feed-forward nonlinearity config.json names.
-#[derive(Debug, Clone, Copy)]
-enum Activation {
-    /// "gelu": the exact x·Φ(x), as Hugging Face's BERT uses.
-    GeluErf,
-    /// "gelu_new" / "gelu_pytorch_tanh": the tanh approximation.
-    GeluTanh,
-    Relu,
-}
-
-impl Activation {
-    fn of(name: &str) -> Result<Activation, String> {
-        match name {
-            "gelu" => Ok(Activation::GeluErf),
-            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Activation::GeluTanh),
-            "relu" => Ok(Activation::Relu),
-            other => Err(format!("hidden_act {other:?} is not one of gelu, gelu_new, gelu_pytorch_tanh, relu")),
-        }
-    }
-
-    fn apply(self, x: &Tensor) -> candle_core::Result<Tensor> {
-        match self {
-            Activation::GeluErf => x.gelu_erf(),
-            Activation::GeluTanh => x.gelu(),
-            Activation::Relu => x.relu(),
-        }
-    }
-}
-
-struct Layer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    attention_out: Linear,
-    attention_norm: LayerNorm,
-    intermediate: Linear,
-    output: Linear,
-    output_norm: LayerNorm,
 }
 
 /// How position ids are numbered.
@@ -144,19 +111,23 @@ pub struct Bert {
     word: Embedding,
     position: Embedding,
     token_type: Embedding,
-    embeddings_norm: LayerNorm,
+    embeddings_norm: Norm,
     layers: Vec<Layer>,
     activation: Activation,
     device: Device,
+    /// The layers' buffers, kept from one batch to the next.
+    scratch: Mutex<Scratch>,
 }
 
-/// Older checkpoints name layer norm parameters gamma/beta; candle's loader wants weight/bias.
-fn layer_norm(size: usize, eps: f64, vb: VarBuilder) -> candle_core::Result<LayerNorm> {
-    if vb.contains_tensor("weight") {
-        candle_nn::layer_norm(size, eps, vb)
-    } else {
-        Ok(LayerNorm::new(vb.get(size, "gamma")?, vb.get(size, "beta")?, eps))
-    }
+/// A layer norm's parameters (older checkpoints name them gamma/beta).
+fn layer_norm(size: usize, eps: f64, vb: VarBuilder) -> candle_core::Result<Norm> {
+    let (w, b) = if vb.contains_tensor("weight") { ("weight", "bias") } else { ("gamma", "beta") };
+    Ok(Norm { weight: vb.get(size, w)?.to_vec1()?, bias: vb.get(size, b)?.to_vec1()?, eps: eps as f32 })
+}
+
+/// A dense layer's weight (outputs, inputs) and bias, as loaded (not copied).
+fn dense(inputs: usize, outputs: usize, vb: VarBuilder) -> candle_core::Result<Dense> {
+    Ok(Dense { weight: vb.get((outputs, inputs), "weight")?, bias: vb.get(outputs, "bias")? })
 }
 
 impl Bert {
@@ -183,18 +154,19 @@ impl Bert {
             let l = vb.pp(format!("encoder.layer.{i}"));
             let a = l.pp("attention");
             layers.push(Layer {
-                query: candle_nn::linear(h, h, a.pp("self.query"))?,
-                key: candle_nn::linear(h, h, a.pp("self.key"))?,
-                value: candle_nn::linear(h, h, a.pp("self.value"))?,
-                attention_out: candle_nn::linear(h, h, a.pp("output.dense"))?,
+                query: dense(h, h, a.pp("self.query"))?,
+                key: dense(h, h, a.pp("self.key"))?,
+                value: dense(h, h, a.pp("self.value"))?,
+                attention_out: dense(h, h, a.pp("output.dense"))?,
                 attention_norm: layer_norm(h, eps, a.pp("output.LayerNorm"))?,
-                intermediate: candle_nn::linear(h, config.intermediate_size, l.pp("intermediate.dense"))?,
-                output: candle_nn::linear(config.intermediate_size, h, l.pp("output.dense"))?,
+                intermediate: dense(h, config.intermediate_size, l.pp("intermediate.dense"))?,
+                output: dense(config.intermediate_size, h, l.pp("output.dense"))?,
                 output_norm: layer_norm(h, eps, l.pp("output.LayerNorm"))?,
             });
         }
         let activation = Activation::of(&config.hidden_act).map_err(candle_core::Error::msg)?;
-        Ok(Bert { config, positions, word, position, token_type, embeddings_norm, layers, activation, device })
+        let scratch = Mutex::default();
+        Ok(Bert { config, positions, word, position, token_type, embeddings_norm, layers, activation, device, scratch })
     }
 
     /// The last hidden states, (batch, tokens, hidden), for equally long rows of token ids,
@@ -205,40 +177,32 @@ impl Bert {
         if t > most {
             candle_core::bail!("{t} tokens, more than the {most} the position embeddings allow");
         }
+        if [ids, type_ids, mask].iter().any(|rows| rows.len() != b || rows.iter().any(|r| r.len() != t)) {
+            candle_core::bail!("token ids, type ids and mask are not all {b} rows of {t}");
+        }
         let rows = |v: &[Vec<u32>]| Tensor::from_vec(v.concat(), (b, t), &self.device);
         let positions: Vec<Vec<u32>> = ids.iter().map(|row| self.positions.of(row)).collect();
         let positions = rows(&positions)?;
         let (ids, type_ids) = (rows(ids)?, rows(type_ids)?);
-        let x = (self.word.forward(&ids)? + self.position.forward(&positions)?)?;
-        let mut h = self.embeddings_norm.forward(&(x + self.token_type.forward(&type_ids)?)?)?;
-        // Padding gets a large negative score before the softmax, so its weight is exactly 0.
-        let mask = rows(mask)?.to_dtype(DType::F32)?;
-        let bias = ((mask - 1.0)? * 1e9)?.reshape((b, 1, 1, t))?;
-        for layer in &self.layers {
-            h = self.layer(layer, &h, &bias)?;
+        let x =
+            ((self.word.forward(&ids)? + self.position.forward(&positions)?)? + self.token_type.forward(&type_ids)?)?;
+        let hidden = self.config.hidden_size;
+        let mut h = x.flatten_all()?.to_vec1::<f32>()?;
+        for row in h.chunks_mut(hidden) {
+            self.embeddings_norm.norm(row);
         }
-        Ok(h)
+        let batch = layer::Batch::new(mask, hidden, self.config.num_attention_heads);
+        let mut scratch = self.scratch.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        scratch.fit(&batch, self.config.intermediate_size);
+        for layer in &self.layers {
+            layer.forward(&batch, &mut h, &mut scratch, self.activation)?;
+        }
+        Tensor::from_vec(h, (b, t, hidden), &self.device)
     }
 
     /// The most tokens a row may hold.
     pub fn max_tokens(&self) -> usize {
         self.positions.max_tokens(self.config.max_position_embeddings)
-    }
-
-    fn layer(&self, l: &Layer, h: &Tensor, bias: &Tensor) -> candle_core::Result<Tensor> {
-        let (b, t, hidden) = h.dims3()?;
-        let heads = self.config.num_attention_heads;
-        let d = hidden / heads;
-        let split = |x: Tensor| x.reshape((b, t, heads, d))?.transpose(1, 2)?.contiguous();
-        let q = split(l.query.forward(h)?)?;
-        let k = split(l.key.forward(h)?)?;
-        let v = split(l.value.forward(h)?)?;
-        let scores = (q.matmul(&k.t()?.contiguous()?)? / (d as f64).sqrt())?.broadcast_add(bias)?;
-        let weights = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context = weights.matmul(&v)?.transpose(1, 2)?.contiguous()?.reshape((b, t, hidden))?;
-        let a = l.attention_norm.forward(&(l.attention_out.forward(&context)? + h)?)?;
-        let f = l.output.forward(&self.activation.apply(&l.intermediate.forward(&a)?)?)?;
-        l.output_norm.forward(&(f + a)?)
     }
 }
 

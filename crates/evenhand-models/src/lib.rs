@@ -5,7 +5,8 @@
 //! - [`pin`]: the sha256 rule and the error that names the file and both hashes.
 //! - [`weights`]: safetensors streamed chunk by chunk into tensors, hashed as they arrive.
 //! - [`catalogue`]: the models Evenhand knows, each file pinned (or labelled trust-on-first-use).
-//! - [`bert`]: the encoder (embeddings, self-attention layers, GELU, layer norm).
+//! - [`bert`]: the encoder (embeddings, then [`layer`]s: gemm with strides and [`fused`]
+//!   elementwise passes).
 //! - [`deberta`]: DeBERTa-v2/v3 sequence classification (disentangled attention in
 //!   [`deberta_attention`], its config.json in [`deberta_config`]).
 //! - [`classify`]: premise/hypothesis pair classification, one head per architecture
@@ -23,6 +24,8 @@ pub mod deberta_attention;
 pub mod deberta_config;
 pub mod embed;
 pub mod error;
+pub mod fused;
+pub mod layer;
 pub mod nli;
 pub mod pin;
 pub mod tiny;
