@@ -189,7 +189,7 @@ impl Bert {
         let hidden = self.config.hidden_size;
         let mut h = x.flatten_all()?.to_vec1::<f32>()?;
         for row in h.chunks_mut(hidden) {
-            self.embeddings_norm.norm(row);
+            crate::fused::layer_norm(&self.embeddings_norm, row);
         }
         let batch = layer::Batch::new(mask, hidden, self.config.num_attention_heads);
         let mut scratch = self.scratch.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -8,32 +8,31 @@
 //! relative, `erf` within 4e-7 absolute; both a few units in float32's last place, far inside
 //! the forward-pass tests' 1e-5 of the float64 references.
 
-/// Runs `f` compiled for AVX2 and FMA where the CPU has them, so the loops it inlines (the
-/// functions here are all `inline(always)`) go eight floats wide and their polynomials fuse
-/// each multiply-add (`f` is told so: its argument, a constant once inlined); the portable
-/// build targets SSE2, four wide. Elsewhere (wasm's simd128, other CPUs) `f(false)` runs as
-/// compiled.
-#[inline(always)]
-pub fn wide<R>(f: impl FnOnce(bool) -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2,fma")]
-        fn avx2<R>(f: impl FnOnce(bool) -> R) -> R {
-            f(true)
+/// Defines a row kernel twice, for any CPU and (on x86-64) with AVX2, and picks one at run
+/// time: the body is `inline(always)` in both, so the AVX2 copy's loops go eight floats wide
+/// whatever the optimiser decides about inlining elsewhere (the portable build targets SSE2,
+/// four wide; wasm compiles the body once, for simd128). No FMA: `mul_add` without it is a
+/// slow library call, and a fused build that the optimiser failed to inline would be one.
+macro_rules! kernel {
+    ($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
+        $(#[$doc])*
+        pub fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn body($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                fn avx2($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // Safety: the CPU was just found to have AVX2.
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            body($($arg),*)
         }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-            // Safety: the CPU was just found to have AVX2 and FMA.
-            return unsafe { avx2(f) };
-        }
-    }
-    f(false)
-}
-
-/// a·b + c: one rounding with `fma` (only ever true inside [`wide`]'s FMA branch: without the
-/// instruction, `mul_add` is a slow library call), else two.
-#[inline(always)]
-fn madd(fma: bool, a: f32, b: f32, c: f32) -> f32 {
-    if fma { a.mul_add(b, c) } else { a * b + c }
+    };
 }
 
 const LOG2_E: f32 = std::f32::consts::LOG2_E;
@@ -47,16 +46,16 @@ const ROUND: f32 = 12_582_912.0;
 /// e^x for x <= 88 (clamped there), and 0 below −87, where e^x falls under float32's smallest
 /// normal: a masked softmax term comes out exactly 0.
 #[inline(always)]
-pub fn exp(x: f32, fma: bool) -> f32 {
+pub fn exp(x: f32) -> f32 {
     let tiny = x < -87.0;
     let x = x.clamp(-87.0, 88.0);
     // x = n ln 2 + r with |r| <= ln 2 / 2, e^x = 2^n e^r.
-    let n = madd(fma, x, LOG2_E, ROUND) - ROUND;
-    let r = madd(fma, -n, LN2_LO, madd(fma, -n, LN2_HI, x));
+    let n = (x * LOG2_E + ROUND) - ROUND;
+    let r = (x - n * LN2_HI) - n * LN2_LO;
     // Taylor to r^7: the remainder r^8/8! is under 5e-9 for |r| <= 0.35.
     let mut p = 1.0 / 5040.0;
     for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
-        p = madd(fma, p, r, c);
+        p = p * r + c;
     }
     let y = p * f32::from_bits(((n as i32 + 127) as u32) << 23);
     if tiny { 0.0 } else { y }
@@ -69,7 +68,7 @@ pub fn exp(x: f32, fma: bool) -> f32 {
 /// place at 1, which is where GELU's 1 + erf(x/√2) uses it. No exponential: cheaper than
 /// Abramowitz and Stegun's 7.1.26, and more accurate in float32 (6e-7).
 #[inline(always)]
-pub fn erf(x: f32, fma: bool) -> f32 {
+pub fn erf(x: f32) -> f32 {
     const P: [f32; 7] = [
         std::f32::consts::FRAC_2_SQRT_PI,
         0.185_145_14,
@@ -83,8 +82,8 @@ pub fn erf(x: f32, fma: bool) -> f32 {
     // Beyond 4, 1 - erf(x) < 2e-8 is below float32's resolution at 1.
     let a = x.abs().min(4.0);
     let z = a * a;
-    let p = P[..6].iter().rev().fold(P[6], |acc, &c| madd(fma, acc, z, c));
-    let q = Q[..5].iter().rev().fold(Q[5], |acc, &c| madd(fma, acc, z, c));
+    let p = P[..6].iter().rev().fold(P[6], |acc, &c| acc * z + c);
+    let q = Q[..5].iter().rev().fold(Q[5], |acc, &c| acc * z + c);
     (a * p / q).min(1.0).copysign(x)
 }
 
@@ -136,15 +135,16 @@ impl Activation {
             other => Err(format!("hidden_act {other:?} is not one of gelu, gelu_new, gelu_pytorch_tanh, relu")),
         }
     }
+}
 
+kernel! {
     /// row = act(row + bias), in place.
-    #[inline(always)]
-    pub fn bias_apply(self, row: &mut [f32], bias: &[f32], fma: bool) {
-        match self {
+    pub fn bias_act(act: Activation, row: &mut [f32], bias: &[f32]) {
+        match act {
             Activation::GeluErf => {
                 for (x, b) in row.iter_mut().zip(bias) {
                     let v = *x + b;
-                    *x = 0.5 * v * (1.0 + erf(v * std::f32::consts::FRAC_1_SQRT_2, fma));
+                    *x = 0.5 * v * (1.0 + erf(v * std::f32::consts::FRAC_1_SQRT_2));
                 }
             }
             Activation::GeluTanh => {
@@ -153,7 +153,7 @@ impl Activation {
                 for (x, b) in row.iter_mut().zip(bias) {
                     let v = *x + b;
                     let u = C * (v + 0.044_715 * v * v * v);
-                    *x = 0.5 * v * (2.0 - 2.0 / (exp(2.0 * u, fma) + 1.0));
+                    *x = 0.5 * v * (2.0 - 2.0 / (exp(2.0 * u) + 1.0));
                 }
             }
             Activation::Relu => {
@@ -172,45 +172,52 @@ pub struct Norm {
     pub eps: f32,
 }
 
-impl Norm {
-    /// row = LN(row + bias + residual), in place (the post-layer-norm transformer's
-    /// "add and norm" after a dense layer). Two passes: the mean first, then the variance
-    /// around it, as float32 summing of squares minus square of sums would cancel.
-    #[inline(always)]
-    pub fn add_norm(&self, row: &mut [f32], bias: &[f32], residual: &[f32]) {
+kernel! {
+    /// row = LN(row + bias + residual), in place (the post-layer-norm transformer's "add and
+    /// norm" after a dense layer).
+    pub fn add_norm(norm: &Norm, row: &mut [f32], bias: &[f32], residual: &[f32]) {
         for ((x, b), r) in row.iter_mut().zip(bias).zip(residual) {
             *x += b + r;
         }
-        self.norm(row);
-    }
-
-    /// row = LN(row), in place.
-    #[inline(always)]
-    pub fn norm(&self, row: &mut [f32]) {
-        let n = row.len() as f32;
-        let mean = sum_by(row, |x| x) / n;
-        let var = sum_by(row, |x| (x - mean) * (x - mean)) / n;
-        let scale = 1.0 / (var + self.eps).sqrt();
-        for ((x, w), b) in row.iter_mut().zip(&self.weight).zip(&self.bias) {
-            *x = (*x - mean) * scale * w + b;
-        }
+        normalise(norm, row);
     }
 }
 
-/// row = softmax(row + mask), in place; `mask` is 0 for a token and a large negative number
-/// for padding, whose weight then comes out exactly 0.
+kernel! {
+    /// row = LN(row), in place.
+    pub fn layer_norm(norm: &Norm, row: &mut [f32]) {
+        normalise(norm, row);
+    }
+}
+
+/// Two passes: the mean first, then the variance around it (float32 sums of squares minus the
+/// square of the sum would cancel).
 #[inline(always)]
-pub fn softmax(row: &mut [f32], mask: &[f32], fma: bool) {
-    for (x, m) in row.iter_mut().zip(mask) {
-        *x += m;
+fn normalise(norm: &Norm, row: &mut [f32]) {
+    let n = row.len() as f32;
+    let mean = sum_by(row, |x| x) / n;
+    let var = sum_by(row, |x| (x - mean) * (x - mean)) / n;
+    let scale = 1.0 / (var + norm.eps).sqrt();
+    for ((x, w), b) in row.iter_mut().zip(&norm.weight).zip(&norm.bias) {
+        *x = (*x - mean) * scale * w + b;
     }
-    let max = max(row);
-    for x in row.iter_mut() {
-        *x = exp(*x - max, fma);
-    }
-    let scale = 1.0 / sum_by(row, |x| x);
-    for x in row.iter_mut() {
-        *x *= scale;
+}
+
+kernel! {
+    /// row = softmax(row + mask), in place; `mask` is 0 for a token and a large negative
+    /// number for padding, whose weight then comes out exactly 0.
+    pub fn softmax(row: &mut [f32], mask: &[f32]) {
+        for (x, m) in row.iter_mut().zip(mask) {
+            *x += m;
+        }
+        let max = max(row);
+        for x in row.iter_mut() {
+            *x = exp(*x - max);
+        }
+        let scale = 1.0 / sum_by(row, |x| x);
+        for x in row.iter_mut() {
+            *x *= scale;
+        }
     }
 }
 
@@ -225,33 +232,32 @@ mod tests {
 
     #[test]
     fn exp_is_within_two_parts_in_ten_million() {
-        // Both ways of evaluating (with and without fused multiply-adds) are held to the bound.
-        for fma in [false, true] {
+        {
             let worst = grid(87.0, 400_000)
                 .map(|x| {
-                    let (ours, truth) = (exp(x as f32, fma) as f64, (x as f32 as f64).exp());
+                    let (ours, truth) = (exp(x as f32) as f64, (x as f32 as f64).exp());
                     ((ours - truth) / truth).abs()
                 })
                 .fold(0.0, f64::max);
-            assert!(worst < 2e-7, "fma {fma}: relative error {worst:e}");
-            assert!(exp(-87.5, fma) == 0.0 && exp(-87.0, fma) > 0.0 && exp(1000.0, fma) == exp(88.0, fma));
-            assert_eq!(exp(0.0, fma), 1.0);
+            assert!(worst < 2e-7, "relative error {worst:e}");
+            assert!(exp(-87.5) == 0.0 && exp(-87.0) > 0.0 && exp(1000.0) == exp(88.0));
+            assert_eq!(exp(0.0), 1.0);
         }
     }
 
     #[test]
     fn erf_is_within_four_parts_in_ten_million() {
         // libm's erf in f64 is the reference.
-        for fma in [false, true] {
+        {
             let worst = grid(6.0, 200_000)
                 .map(|x| {
                     let x32 = x as f32;
-                    (erf(x32, fma) as f64 - libm_erf(x32 as f64)).abs()
+                    (erf(x32) as f64 - libm_erf(x32 as f64)).abs()
                 })
                 .fold(0.0, f64::max);
-            assert!(worst < 4e-7, "fma {fma}: absolute error {worst:e}");
-            assert_eq!(erf(0.0, fma), 0.0);
-            assert_eq!(erf(-9.0, fma), -1.0);
+            assert!(worst < 4e-7, "absolute error {worst:e}");
+            assert_eq!(erf(0.0), 0.0);
+            assert_eq!(erf(-9.0), -1.0);
         }
     }
 
@@ -282,7 +288,7 @@ mod tests {
     #[test]
     fn gelu_tanh_saturates_without_nan() {
         let mut row = [-100.0, 0.0, 100.0];
-        Activation::GeluTanh.bias_apply(&mut row, &[0.0; 3], false);
+        bias_act(Activation::GeluTanh, &mut row, &[0.0; 3]);
         assert_eq!(row, [-0.0, 0.0, 100.0]);
     }
 
@@ -290,12 +296,12 @@ mod tests {
     fn layer_norm_and_softmax_match_their_definitions() {
         let norm = Norm { weight: vec![2.0, 2.0, 2.0, 2.0], bias: vec![1.0; 4], eps: 0.0 };
         let mut row = [1.0, 2.0, 3.0, 4.0];
-        norm.add_norm(&mut row, &[0.0; 4], &[0.0; 4]);
+        add_norm(&norm, &mut row, &[0.0; 4], &[0.0; 4]);
         // mean 2.5, variance 1.25.
         let want = [1.0, 2.0, 3.0, 4.0].map(|x: f32| (x - 2.5) / 1.25f32.sqrt() * 2.0 + 1.0);
         assert!(row.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6), "{row:?} vs {want:?}");
         let mut p = [1.0, 2.0, 3.0];
-        softmax(&mut p, &[0.0, 0.0, -1e9], false);
+        softmax(&mut p, &[0.0, 0.0, -1e9]);
         let z = 1f32.exp() + 2f32.exp();
         assert!((p[0] - 1f32.exp() / z).abs() < 1e-7 && (p[1] - 2f32.exp() / z).abs() < 1e-7, "{p:?}");
         assert_eq!(p[2], 0.0);

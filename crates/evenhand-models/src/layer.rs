@@ -180,14 +180,12 @@ unsafe fn product(rows: usize, x: &[f32], w: &DenseView, y: &mut [f32], y_width:
 }
 
 /// `f(row index, row)` over the rows of a buffer `width` wide, in blocks across the threads.
-fn each_row(buf: &mut [f32], width: usize, f: impl Fn(bool, usize, &mut [f32]) + Sync) {
+fn each_row(buf: &mut [f32], width: usize, f: impl Fn(usize, &mut [f32]) + Sync) {
     const BLOCK: usize = 16;
     buf.par_chunks_mut(width * BLOCK).enumerate().for_each(|(block, rows)| {
-        fused::wide(|fma| {
-            for (i, row) in rows.chunks_mut(width).enumerate() {
-                f(fma, block * BLOCK + i, row);
-            }
-        })
+        for (i, row) in rows.chunks_mut(width).enumerate() {
+            f(block * BLOCK + i, row);
+        }
     });
 }
 
@@ -200,7 +198,7 @@ impl Layer {
             project(rows, h, w, &mut s.qkv, 3 * hd, i * hd);
         }
         let (bq, bk, bv) = (q.bias.get(), k.bias.get(), v.bias.get());
-        each_row(&mut s.qkv, 3 * hd, |_, _, row| {
+        each_row(&mut s.qkv, 3 * hd, |_, row| {
             for (part, bias) in row.chunks_mut(hd).zip([bq, bk, bv]) {
                 part.iter_mut().zip(bias).for_each(|(x, b)| *x += b);
             }
@@ -210,19 +208,19 @@ impl Layer {
         let o = self.attention_out.view()?;
         project(rows, &s.context, &o, &mut s.attended, hd, 0);
         let (residual, bias): (&[f32], _) = (h, o.bias.get());
-        each_row(&mut s.attended, hd, |_, r, row| {
-            self.attention_norm.add_norm(row, bias, &residual[r * hd..(r + 1) * hd]);
+        each_row(&mut s.attended, hd, |r, row| {
+            fused::add_norm(&self.attention_norm, row, bias, &residual[r * hd..(r + 1) * hd]);
         });
 
         let inter = self.intermediate.view()?;
         project(rows, &s.attended, &inter, &mut s.inner, inter.outputs, 0);
         let bias = inter.bias.get();
-        each_row(&mut s.inner, inter.outputs, |fma, _, row| act.bias_apply(row, bias, fma));
+        each_row(&mut s.inner, inter.outputs, |_, row| fused::bias_act(act, row, bias));
 
         let out = self.output.view()?;
         project(rows, &s.inner, &out, h, hd, 0);
         let (attended, bias) = (&s.attended, out.bias.get());
-        each_row(h, hd, |_, r, row| self.output_norm.add_norm(row, bias, &attended[r * hd..(r + 1) * hd]));
+        each_row(h, hd, |r, row| fused::add_norm(&self.output_norm, row, bias, &attended[r * hd..(r + 1) * hd]));
         Ok(())
     }
 }
@@ -270,7 +268,7 @@ fn attention(b: &Batch, qkv: &[f32], context: &mut [f32]) {
                 Parallelism::None,
             );
         }
-        fused::wide(|fma| scores.chunks_mut(keys).for_each(|row| fused::softmax(row, mask, fma)));
+        scores.chunks_mut(keys).for_each(|row| fused::softmax(row, mask));
         unsafe {
             // context (t × d) = weights (t × keys) · V (keys × d).
             gemm(
@@ -296,4 +294,17 @@ fn attention(b: &Batch, qkv: &[f32], context: &mut [f32]) {
             );
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_end_at_each_texts_last_token_and_padding_is_a_large_negative_bias() {
+        let b = super::Batch::new(&[vec![1, 1, 1, 0], vec![1, 0, 1, 0], vec![0, 0, 0, 0]], 8, 2);
+        assert_eq!((b.batch, b.tokens), (3, 4));
+        // A hole inside a text stays a key, masked by its bias; a text with no token attends
+        // to every position, as the bias alone would make it.
+        assert_eq!(b.keys, [3, 3, 4]);
+        assert_eq!(&b.mask_bias[4..8], &[0.0, -1e9, 0.0, -1e9]);
+    }
 }
