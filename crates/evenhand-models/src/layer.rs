@@ -152,25 +152,48 @@ fn project(rows: usize, x: &[f32], w: &DenseView, y: &mut [f32], y_width: usize,
 /// The product itself, on one thread.
 unsafe fn product(rows: usize, x: &[f32], w: &DenseView, y: &mut [f32], y_width: usize, at: usize) {
     let (k, n) = (w.inputs, w.outputs);
-    // Safety (the caller's): x's rows·k, W's n·k (read as its transpose: column j of Wᵀ is
-    // row j of W), y's rows·y_width from `at`.
+    // W is read as its transpose: column j of Wᵀ is row j of W.
+    let (x, wt) = (Strided::rows(x.as_ptr(), k), Strided { at: w.weight.get().as_ptr(), row: 1, col: k as isize });
+    // Safety (the caller's): x's rows·k, W's n·k, y's rows·y_width from `at`.
+    unsafe { matmul([rows, n, k], y.as_mut_ptr().add(at), y_width, x, wt, 1.0) };
+}
+
+/// A matrix in memory: its first element and the steps to the next row and the next column.
+#[derive(Clone, Copy)]
+struct Strided {
+    at: *const f32,
+    row: isize,
+    col: isize,
+}
+
+impl Strided {
+    /// Row-major, rows `width` apart.
+    fn rows(at: *const f32, width: usize) -> Strided {
+        Strided { at, row: width as isize, col: 1 }
+    }
+}
+
+/// dst (m × n, row-major, rows `dst_width` apart) = scale · lhs (m × k) · rhs (k × n), on one
+/// thread. Safety: every element of the three matrices must lie in memory the caller owns,
+/// dst's exclusively.
+unsafe fn matmul([m, n, k]: [usize; 3], dst: *mut f32, dst_width: usize, lhs: Strided, rhs: Strided, scale: f32) {
     unsafe {
         gemm(
-            rows,
+            m,
             n,
             k,
-            y.as_mut_ptr().add(at),
+            dst,
             1,
-            y_width as isize,
+            dst_width as isize,
             false,
-            x.as_ptr(),
-            1,
-            k as isize,
-            w.weight.get().as_ptr(),
-            k as isize,
-            1,
+            lhs.at,
+            lhs.col,
+            lhs.row,
+            rhs.at,
+            rhs.col,
+            rhs.row,
             0.0,
-            1.0,
+            scale,
             false,
             false,
             false,
@@ -244,55 +267,16 @@ fn attention(b: &Batch, qkv: &[f32], context: &mut [f32]) {
         scores.resize(t * keys, 0.0);
         // Safety: Q, K and V of this text and head lie within the asserted qkv (rows of 3·hd,
         // keys <= t); scores is t·keys; this task alone writes its t × d block of context.
-        unsafe {
-            // scores (t × keys) = scale · Q (t × d) · Kᵀ (d × keys).
-            gemm(
-                t,
-                keys,
-                d,
-                scores.as_mut_ptr(),
-                1,
-                keys as isize,
-                false,
-                qkv.as_ptr().add(base),
-                1,
-                3 * hd as isize,
-                qkv.as_ptr().add(base + hd),
-                3 * hd as isize,
-                1,
-                0.0,
-                scale,
-                false,
-                false,
-                false,
-                Parallelism::None,
-            );
-        }
+        let q = Strided::rows(qkv[base..].as_ptr(), 3 * hd);
+        // Kᵀ (d × keys): its column j is key j's row.
+        let kt = Strided { at: qkv[base + hd..].as_ptr(), row: 1, col: 3 * hd as isize };
+        let v = Strided::rows(qkv[base + 2 * hd..].as_ptr(), 3 * hd);
+        // scores (t × keys) = scale · Q (t × d) · Kᵀ (d × keys).
+        unsafe { matmul([t, keys, d], scores.as_mut_ptr(), keys, q, kt, scale) };
         scores.chunks_mut(keys).for_each(|row| fused::softmax(row, mask));
-        unsafe {
-            // context (t × d) = weights (t × keys) · V (keys × d).
-            gemm(
-                t,
-                d,
-                keys,
-                out.at(text * t * hd + head * d),
-                1,
-                hd as isize,
-                false,
-                scores.as_ptr(),
-                1,
-                keys as isize,
-                qkv.as_ptr().add(base + 2 * hd),
-                1,
-                3 * hd as isize,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
-                Parallelism::None,
-            );
-        }
+        // context (t × d) = weights (t × keys) · V (keys × d).
+        let weights = Strided::rows(scores.as_ptr(), keys);
+        unsafe { matmul([t, d, keys], out.at(text * t * hd + head * d), hd, weights, v, 1.0) };
     });
 }
 
