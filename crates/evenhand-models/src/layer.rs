@@ -7,9 +7,9 @@
 //!
 //! a = LN(h + W_o · softmax(QKᵀ/√d + mask) V + b_o); h' = LN(a + W_2 · act(W_1 · a + b_1) + b_2).
 //!
-//! Work is split over rayon's threads: the large products by gemm itself, the attention by
-//! (text, head), the elementwise passes by rows. In wasm there is one thread and the same code
-//! runs in order.
+//! Work is split over rayon's threads: each projection by equal blocks of rows, the attention
+//! by (text, head), the elementwise passes by rows; every gemm call itself runs on one thread.
+//! In wasm there is one thread and the same code runs in order.
 
 use crate::fused::{self, Activation, Norm};
 use candle_core::{CpuStorage, DType, Storage, StorageRef, Tensor};
