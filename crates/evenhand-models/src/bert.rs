@@ -58,7 +58,7 @@ impl Config {
                 c.hidden_size, c.num_attention_heads
             )));
         }
-        Activation::of(&c.hidden_act).map_err(bad)?;
+        Activation::of(&c.hidden_act).map_err(|m| bad(format!("hidden_act {m}")))?;
         Ok(c)
     }
 }

@@ -5,6 +5,7 @@
 //! different model in silence.
 
 use crate::error::ModelError;
+pub use crate::fused::Activation;
 use std::collections::BTreeMap;
 
 /// The fields as config.json spells them; absent ones take `DebertaV2Config`'s defaults.
@@ -87,38 +88,6 @@ fn d_eps() -> f64 {
     1e-7
 }
 
-/// A nonlinearity config.json names (`hidden_act`, `pooler_hidden_act`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Activation {
-    /// "gelu": the exact x·Φ(x).
-    GeluErf,
-    /// "gelu_new" / "gelu_pytorch_tanh" / "gelu_fast": the tanh approximation.
-    GeluTanh,
-    Relu,
-    Tanh,
-}
-
-impl Activation {
-    fn of(name: &str) -> Option<Activation> {
-        match name {
-            "gelu" => Some(Activation::GeluErf),
-            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Some(Activation::GeluTanh),
-            "relu" => Some(Activation::Relu),
-            "tanh" => Some(Activation::Tanh),
-            _ => None,
-        }
-    }
-
-    pub fn apply(self, x: &candle_core::Tensor) -> candle_core::Result<candle_core::Tensor> {
-        match self {
-            Activation::GeluErf => x.gelu_erf(),
-            Activation::GeluTanh => x.gelu(),
-            Activation::Relu => x.relu(),
-            Activation::Tanh => x.tanh(),
-        }
-    }
-}
-
 /// The relative-position part of the attention, when `relative_attention` is on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relative {
@@ -190,11 +159,7 @@ impl Config {
             let m = format!("{}; the convolution layer is not implemented (0 only)", r.conv_kernel_size);
             return Err(bad("conv_kernel_size", m));
         }
-        let act = |field: &str, name: &str| {
-            Activation::of(name).ok_or_else(|| {
-                bad(field, format!("{name:?} is not one of gelu, gelu_new, gelu_pytorch_tanh, relu, tanh"))
-            })
-        };
+        let act = |field: &str, name: &str| Activation::of(name).map_err(|m| bad(field, m));
         let (hidden_act, pooler_hidden_act) =
             (act("hidden_act", &r.hidden_act)?, act("pooler_hidden_act", &r.pooler_hidden_act)?);
         let kinds: Vec<String> = match &r.pos_att_type {

@@ -116,14 +116,15 @@ fn max(xs: &[f32]) -> f32 {
     lanes.iter().fold(tail, |a, &b| a.max(b))
 }
 
-/// The feed-forward activation config.json names.
+/// A nonlinearity config.json names (`hidden_act`; DeBERTa's `pooler_hidden_act` too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Activation {
     /// "gelu": the exact x·Φ(x), as Hugging Face's BERT uses.
     GeluErf,
-    /// "gelu_new" / "gelu_pytorch_tanh": the tanh approximation.
+    /// "gelu_new" / "gelu_pytorch_tanh" / "gelu_fast": the tanh approximation.
     GeluTanh,
     Relu,
+    Tanh,
 }
 
 impl Activation {
@@ -132,9 +133,26 @@ impl Activation {
             "gelu" => Ok(Activation::GeluErf),
             "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Activation::GeluTanh),
             "relu" => Ok(Activation::Relu),
-            other => Err(format!("hidden_act {other:?} is not one of gelu, gelu_new, gelu_pytorch_tanh, relu")),
+            "tanh" => Ok(Activation::Tanh),
+            other => Err(format!("{other:?} is not one of gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu, tanh")),
         }
     }
+
+    /// The same on a candle tensor (DeBERTa's layers and the heads, which stay on candle).
+    pub fn apply(self, x: &candle_core::Tensor) -> candle_core::Result<candle_core::Tensor> {
+        match self {
+            Activation::GeluErf => x.gelu_erf(),
+            Activation::GeluTanh => x.gelu(),
+            Activation::Relu => x.relu(),
+            Activation::Tanh => x.tanh(),
+        }
+    }
+}
+
+/// tanh(u) = 1 − 2 / (e^(2u) + 1), which stays finite as e^(2u) saturates.
+#[inline(always)]
+fn tanh(u: f32) -> f32 {
+    1.0 - 2.0 / (exp(2.0 * u) + 1.0)
 }
 
 kernel! {
@@ -148,12 +166,15 @@ kernel! {
                 }
             }
             Activation::GeluTanh => {
-                // tanh(u) = 1 - 2 / (e^(2u) + 1), which stays finite as e^(2u) saturates.
                 const C: f32 = 0.797_884_6; // √(2/π)
                 for (x, b) in row.iter_mut().zip(bias) {
                     let v = *x + b;
-                    let u = C * (v + 0.044_715 * v * v * v);
-                    *x = 0.5 * v * (2.0 - 2.0 / (exp(2.0 * u) + 1.0));
+                    *x = 0.5 * v * (1.0 + tanh(C * (v + 0.044_715 * v * v * v)));
+                }
+            }
+            Activation::Tanh => {
+                for (x, b) in row.iter_mut().zip(bias) {
+                    *x = tanh(*x + b);
                 }
             }
             Activation::Relu => {
@@ -290,6 +311,16 @@ mod tests {
         let mut row = [-100.0, 0.0, 100.0];
         bias_act(Activation::GeluTanh, &mut row, &[0.0; 3]);
         assert_eq!(row, [-0.0, 0.0, 100.0]);
+    }
+
+    #[test]
+    fn tanh_is_within_float32_rounding_and_saturates() {
+        let xs: Vec<f32> = grid(20.0, 40_000).map(|x| x as f32).collect();
+        let mut row = xs.clone();
+        bias_act(Activation::Tanh, &mut row, &vec![0.0; xs.len()]);
+        let worst = xs.iter().zip(&row).map(|(&x, &y)| (y as f64 - (x as f64).tanh()).abs()).fold(0.0, f64::max);
+        assert!(worst < 3e-7, "absolute error {worst:e}");
+        assert_eq!((row[0], row[xs.len() - 1]), (-1.0, 1.0));
     }
 
     #[test]
