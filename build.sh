@@ -82,7 +82,7 @@ bindgen_module() {
   # Its TypeScript declarations ($out/$name.d.ts) are what the lint step checks the page against.
   wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$wasm"
   # binaryen from npm: Debian's binaryen 108 silently breaks wasm-bindgen 0.2.130 output.
-  npx --no-install wasm-opt "${OPT:--Oz}" --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  npx --no-install wasm-opt "${OPT:--Oz}" ${OPT_FEATURES:-} --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
   local raw gz
   raw=$(stat -c %s "$out/${name}_bg.wasm")
@@ -102,15 +102,20 @@ build_wasm() {
   copy_data
   need_rust_tools
   need_npm
-  rm -rf www/pkg www/pkg-parquet www/pkg-models
+  rm -rf www/pkg www/pkg-parquet www/pkg-models www/pkg-models-relaxed
   # The models module first, in the background: its own profile (Cargo.toml's [profile.models]:
   # no LTO, 16 codegen units, all at opt-level 3) and a lighter wasm-opt, since it is fetched
   # lazily and size matters less. Its own profile also means its own cargo lock, so it fills the
   # core that the release modules' one-unit LTO leaves idle (it was ~5 minutes of a fresh clone's
   # test run on its own).
+  # Built twice: the second time with relaxed SIMD's fused multiply-add in the matrix kernel
+  # (crates/evenhand-models, feature relaxed-simd), for browsers that have it (the worker checks);
+  # only that crate is compiled again, not its dependencies.
   local models_log="$ROOT/target/tmp/models-build.log"
-  (PROFILE=models OPT=-O2 bindgen_module evenhand_models www/pkg-models \
-    target/wasm32-unknown-unknown/models/evenhand_models.wasm -p evenhand-models) >"$models_log" 2>&1 &
+  local models_wasm=target/wasm32-unknown-unknown/models/evenhand_models.wasm
+  (PROFILE=models OPT=-O2 bindgen_module evenhand_models www/pkg-models "$models_wasm" -p evenhand-models &&
+    PROFILE=models OPT=-O2 OPT_FEATURES=--enable-relaxed-simd bindgen_module evenhand_models www/pkg-models-relaxed "$models_wasm" -p evenhand-models \
+      --features relaxed-simd) >"$models_log" 2>&1 &
   local models_pid=$!
   local crate=target/wasm32-unknown-unknown/release/evenhand.wasm
   bindgen_module home www/pkg "$crate" --no-default-features

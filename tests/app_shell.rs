@@ -41,7 +41,7 @@ fn the_shell_lists_every_page_file_and_both_wasm_modules() {
         assert!(shell.iter().any(|f| f == built), "www/sw.js SHELL lacks {built}");
     }
     // The lazily loaded modules are not part of a first visit: fetched (and kept) on first use.
-    for lazy in ["./pkg-parquet/", "./pkg-models/"] {
+    for lazy in ["./pkg-parquet/", "./pkg-models/", "./pkg-models-relaxed/"] {
         assert!(!shell.iter().any(|f| f.starts_with(lazy)), "www/sw.js SHELL installs {lazy} on the first visit");
     }
 }

@@ -32,8 +32,11 @@ export function workersFor(bytes, search = location.search, cores = navigator.ha
 
 /** @returns {Slot} */
 function spawn() {
+  const url = new URL("./models-worker.js", import.meta.url);
+  // ?models-simd=plain: the module without relaxed SIMD, where the browser has it too.
+  if (new URLSearchParams(location.search).get("models-simd") === "plain") url.search = "?simd=plain";
   /** @type {Slot} */
-  const slot = { worker: new Worker(new URL("./models-worker.js", import.meta.url), { type: "module" }), holds: null };
+  const slot = { worker: new Worker(url, { type: "module" }), holds: null };
   slot.worker.onmessage = (event) => {
     const { id, result, error, trapped, progress } = event.data;
     const p = pending.get(id);

@@ -10,9 +10,27 @@
 // WeightsFeeder, which fills the tensors and hashes as it goes: the peak is the tensors and one
 // slice, not the file, its copy in wasm and the tensors.
 // nli_verdicts: the NLI rule itself (the CLI's), applied to P(refuse) the page keeps: no model needed.
-import init, { model_spec, check_file, nli_unlabelled, LocalEmbedder, LocalClassifier, WeightsFeeder, nli_verdicts } from "./pkg-models/evenhand_models.js";
-
-const ready = init();
+// Two builds of the module: pkg-models-relaxed has WebAssembly relaxed SIMD's fused multiply-add in
+// its matrix kernel (about a fifth faster: docs/performance.md), but does not load in a browser
+// without relaxed SIMD (Safari), which gets pkg-models, the same code rounding twice. A 35-byte
+// module holding one f32x4.relaxed_madd tells which; ?simd=plain (models-simd=plain on the page)
+// forces the plain build, for tests and comparisons.
+const RELAXED_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0, 32, 0, 32, 0, 253, 133, 2, 11,
+]);
+const SIMD = new URLSearchParams(self.location.search).get("simd") !== "plain" && WebAssembly.validate(RELAXED_PROBE)
+  ? "relaxed" : "plain";
+/** @typedef {import("./pkg-models/evenhand_models.js").LocalEmbedder} LocalEmbedder */
+/** @typedef {import("./pkg-models/evenhand_models.js").LocalClassifier} LocalClassifier */
+/** The module's exports, once loaded. @type {typeof import("./pkg-models/evenhand_models.js")} */
+let wasm;
+// (A module worker: the module is imported dynamically, so this file says it is a module itself.)
+export {};
+const ready = (SIMD === "relaxed" ? import("./pkg-models-relaxed/evenhand_models.js") : import("./pkg-models/evenhand_models.js"))
+  .then((module) => {
+    wasm = module;
+    return module.default();
+  });
 // Kept across builds: sw.js spares this cache when it deletes an old build's.
 const CACHE = "evenhand-models-v1";
 const WEIGHTS = "model.safetensors";
@@ -73,7 +91,7 @@ async function download(id, file, cache) {
 async function checked(id, name, path, source) {
   post({ id, progress: { file: path, checking: true } });
   const bytes = await slice(source, 0, sizeOf(source));
-  check_file(name, path, bytes);
+  wasm.check_file(name, path, bytes);
   return bytes;
 }
 
@@ -99,7 +117,7 @@ async function feed(id, feeder, source) {
  *  bytes. A file that fails its pin (or is malformed) is refused, and dropped from the cache if
  *  it was there. */
 async function gather(id, name, base, fetchMissing, picked) {
-  const spec = model_spec(name, base);
+  const spec = wasm.model_spec(name, base);
   const cache = await caches.open(CACHE);
   const out = {};
   try {
@@ -114,7 +132,7 @@ async function gather(id, name, base, fetchMissing, picked) {
         if (source === null) throw new Error(`${file.path}: Cache Storage did not keep the download`);
       }
       try {
-        out[file.path] = file.path === WEIGHTS ? await feed(id, new WeightsFeeder(name), source) : await checked(id, name, file.path, source);
+        out[file.path] = file.path === WEIGHTS ? await feed(id, new wasm.WeightsFeeder(name), source) : await checked(id, name, file.path, source);
       } catch (err) {
         if (!picked) await cache.delete(file.url);
         throw err;
@@ -148,7 +166,7 @@ async function load(id, name, base, fetchMissing, picked) {
   unload();
   const files = await gather(id, name, base, fetchMissing, picked);
   post({ id, progress: { file: WEIGHTS, parsing: true } });
-  const embedder = build(files, (c, w, t) => new LocalEmbedder(name, c, w, t));
+  const embedder = build(files, (c, w, t) => new wasm.LocalEmbedder(name, c, w, t));
   loaded = { name, embedder };
   return embedder.describe();
 }
@@ -159,7 +177,7 @@ async function loadClassifier(id, name, base, fetchMissing, picked) {
   unload();
   const files = await gather(id, name, base, fetchMissing, picked);
   post({ id, progress: { file: WEIGHTS, parsing: true } });
-  const classifier = build(files, (c, w, t) => new LocalClassifier(name, c, w, t));
+  const classifier = build(files, (c, w, t) => new wasm.LocalClassifier(name, c, w, t));
   loaded = { name, classifier };
   return classifier.describe();
 }
@@ -173,9 +191,9 @@ async function loadOwn(id, folder, picked) {
   unload();
   const whole = (f) => slice(picked.get(f), 0, sizeOf(picked.get(f)));
   const [config, tokenizer] = [await whole("config.json"), await whole("tokenizer.json")];
-  const weights = await feed(id, WeightsFeeder.unpinned(), picked.get(WEIGHTS));
+  const weights = await feed(id, wasm.WeightsFeeder.unpinned(), picked.get(WEIGHTS));
   const files = { "config.json": config, [WEIGHTS]: weights, "tokenizer.json": tokenizer };
-  const classifier = build(files, (c, w, t) => LocalClassifier.own(folder, c, w, t));
+  const classifier = build(files, (c, w, t) => wasm.LocalClassifier.own(folder, c, w, t));
   const described = classifier.describe();
   loaded = { name: described.id, classifier };
   return described;
@@ -188,7 +206,7 @@ const pickedMap = (files) => new Map(files.map((f) => [f.name, f instanceof Blob
 const ops = {
   /** The catalogue entry, and which of its files Cache Storage has. */
   async spec({ name, base }) {
-    const spec = model_spec(name, base);
+    const spec = wasm.model_spec(name, base);
     const cache = await caches.open(CACHE);
     const kept = await Promise.all(spec.files.map(async (f) => Boolean(await cache.match(f.url))));
     return { ...spec, cached: kept.every(Boolean), loaded: loaded?.name === name };
@@ -208,10 +226,12 @@ const ops = {
   loadOwnClassifier: ({ id, folder, files }) => loadOwn(id, folder, pickedMap(files)),
   /** This worker's wasm memory in bytes: what its model, tokenizer and work hold (it never shrinks). */
   memory: async () => (await ready).memory.buffer.byteLength,
+  /** Which build of the module this worker runs: "relaxed" or "plain". */
+  simd: () => SIMD,
   /** The languages among these the zero-shot rule has no labels for. */
-  unlabelled: ({ languages }) => nli_unlabelled(languages),
+  unlabelled: ({ languages }) => wasm.nli_unlabelled(languages),
   /** The verdicts of kept P(refuse) values under a rule (no model involved). */
-  verdicts: ({ p_refuse, rule }) => Array.from(nli_verdicts(new Float64Array(p_refuse), rule), Boolean),
+  verdicts: ({ p_refuse, rule }) => Array.from(wasm.nli_verdicts(new Float64Array(p_refuse), rule), Boolean),
   /** P(refuse) and verdicts of a few answers under the rule. */
   classify({ name, texts, languages, rule }) {
     if (loaded?.name !== name || !loaded.classifier) throw new Error(`the NLI model ${name} is not loaded`);

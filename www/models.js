@@ -103,6 +103,9 @@ export async function embed(name, texts, { onProgress, signal } = {}) {
   const total = reused + todo.length;
   onProgress?.(reused, total);
   signal?.throwIfAborted();
+  // Texts of similar length share a chunk, since a chunk is padded to its longest text: by
+  // length in characters, a proxy for tokens (the vectors are kept by text, so order is free).
+  todo.sort((a, b) => texts[b].length - texts[a].length);
   const chunks = [];
   for (let at = 0; at < todo.length; at += STEP) chunks.push(todo.slice(at, at + STEP));
   // Chunks go to whichever worker is free; each vector is kept under its text's key, so the
@@ -123,6 +126,12 @@ export async function embed(name, texts, { onProgress, signal } = {}) {
  * @returns {Promise<number[]>} */
 export function workerMemory() {
   return pool.everyWorker({ op: "memory" });
+}
+
+/** Which build of the models module the workers run: "relaxed" (relaxed SIMD's fused
+ *  multiply-add in the matrix kernel) or "plain". @returns {Promise<string>} */
+export function simd() {
+  return send({ op: "simd" });
 }
 
 /** Remembers what the worker holds after a load (a failed load leaves it holding nothing). */

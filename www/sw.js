@@ -93,7 +93,8 @@ const SHELL = [
   // Not ./pkg-parquet/: the Parquet module (about 1 MB gzipped) is fetched the first time a
   // Parquet file is picked or asked for, and kept then by the fetch handler below, so a
   // visitor who never uses Parquet never downloads it.
-  // Nor ./pkg-models/ (the local models, several MB): fetched when a local model is first used.
+  // Nor ./pkg-models/ or ./pkg-models-relaxed/ (the local models, several MB, in two builds of
+  // which a browser takes one): fetched when a local model is first used.
 ];
 // Written by ./build.sh; a bare checkout may lack them, which must not stop the install. The
 // tools' built-in datasets (src/builtin.rs's FILES; tests/builtin_data.rs keeps the lists equal)

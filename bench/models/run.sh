@@ -27,7 +27,8 @@ TEXTS=${MODELS_TEXTS:-1000}
 NLI_ANSWERS=${MODELS_NLI_ANSWERS:-100}
 NLI_RUNS=${MODELS_NLI_RUNS:-$RUNS}
 CASCADE_SHARE=${MODELS_CASCADE_SHARE:-0.2}
-# MODELS_PAGE_SIDES=pool: the page's embedding with its pool only (not also pinned to one worker).
+# MODELS_PAGE_SIDES: which of the page's sides run (bench/web/models.mjs: pool, 1 worker, pool-plain; all by
+# default), e.g. MODELS_PAGE_SIDES=pool,pool-plain.
 # Which parts run (all by default): embed (native and sentence-transformers), page, nli, cascade.
 PARTS=${MODELS_PARTS:-embed page nli cascade}
 has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }

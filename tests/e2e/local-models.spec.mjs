@@ -60,7 +60,7 @@ async function references(page, base, query = "") {
 }
 
 /** The models workers (www/models-worker.js) running in `page`. */
-const modelWorkers = (page) => page.workers().filter((w) => w.url().endsWith("/models-worker.js")).length;
+const modelWorkers = (page) => page.workers().filter((w) => /\/models-worker\.js(\?|$)/.test(w.url())).length;
 
 const embedButton = (page) => page.getByRole("button", { name: "Embed the answers with a local model (no key)" });
 
@@ -79,7 +79,7 @@ test("a topic file with no key: a local model from the mirror embeds it, PERMANO
     const urls = [];
     page.on("request", (r) => urls.push(r.url()));
     await references(page, mirror.base);
-    const modelsModule = () => urls.some((u) => u.includes("/pkg-models/"));
+    const modelsModule = () => urls.some((u) => /\/pkg-models(-relaxed)?\//.test(u));
     expect(modelsModule()).toBe(false); // the page and the tool opened without it
 
     // First use: the module loads, and the page says what the download costs before it starts.
@@ -88,6 +88,9 @@ test("a topic file with no key: a local model from the mirror embeds it, PERMANO
     await expect(cost).toContainText("sentence-transformers/all-MiniLM-L6-v2 (revision main, Apache-2.0) downloads 90.9 MB or more in 3 files");
     await expect(cost).toContainText(`from ${mirror.base}`);
     expect(modelsModule()).toBe(true);
+    // Chromium has relaxed SIMD: the build with the fused multiply-add, and only that one.
+    expect(urls.some((u) => u.includes("/pkg-models-relaxed/evenhand_models_bg.wasm"))).toBe(true);
+    expect(urls.some((u) => u.includes("/pkg-models/"))).toBe(false);
     expect((await mirror.stats()).served).toEqual({});
     await shot(page, "local-models-cost");
 
@@ -150,6 +153,25 @@ test("a topic file with no key: a local model from the mirror embeds it, PERMANO
     expect(oneWorker.size).toBe(36);
     for (const [id, v] of oneWorker) expect(v, `${id}: one worker's vector equals the pool's`).toEqual(pageVectors.get(id));
     expect(againErrors).toEqual([]);
+
+    // The build without relaxed SIMD (what Safari gets), forced: the same model from the cache,
+    // vectors within the same tolerance of the CLI's.
+    const plain = await context.newPage();
+    const plainUrls = [];
+    plain.on("request", (r) => plainUrls.push(r.url()));
+    await references(plain, mirror.base, "&models-simd=plain");
+    await embedButton(plain).click();
+    await expect(plain.locator("#crosslingual-local-done")).toContainText("36 responses embedded locally", { timeout: 120_000 });
+    expect(plainUrls.some((u) => u.includes("/pkg-models/evenhand_models_bg.wasm"))).toBe(true);
+    expect(plainUrls.some((u) => u.includes("/pkg-models-relaxed/"))).toBe(false);
+    const plainVectors = vectorsOf((await downloadText(plain, "Download embeddings (JSONL)")).text);
+    let plainWorst = 0;
+    for (const [id, v] of cliVectors) {
+      const w = plainVectors.get(id);
+      for (let i = 0; i < v.length; i++) plainWorst = Math.max(plainWorst, Math.abs(v[i] - w[i]));
+    }
+    console.log(`page (wasm, plain SIMD) against CLI: largest coordinate difference ${plainWorst.toExponential(2)}`);
+    expect(plainWorst).toBeLessThan(TOLERANCE);
   } finally {
     mirror.stop();
   }

@@ -2,6 +2,7 @@
 //! buffers: the matrix products go straight to `gemm` with strides (query, key and value land
 //! side by side in one buffer, each head's attention reads its columns in place, no transposes
 //! or copies), and every elementwise step is one fused pass per row ([`crate::fused`]).
+//! In the page the products run on our own kernel instead ([`crate::matmul`]).
 //! The weights stay in the candle tensors they were loaded into and are borrowed, not copied,
 //! so a model's memory does not double while it loads.
 //!
@@ -12,8 +13,8 @@
 //! In wasm there is one thread and the same code runs in order.
 
 use crate::fused::{self, Activation, Norm};
+use crate::matmul::Strided;
 use candle_core::{CpuStorage, DType, Storage, StorageRef, Tensor};
-use gemm::{Parallelism, gemm};
 use rayon::prelude::*;
 
 /// A dense layer's tensors as published: weight (out, in), bias (out).
@@ -159,27 +160,19 @@ unsafe fn product(rows: usize, x: &[f32], w: &DenseView, y: &mut [f32], y_width:
     unsafe { matmul([rows, n, k], y.as_mut_ptr().add(at), y_width, x, wt, 1.0) };
 }
 
-/// A matrix in memory: its first element and the steps to the next row and the next column.
-#[derive(Clone, Copy)]
-struct Strided {
-    at: *const f32,
-    row: isize,
-    col: isize,
-}
-
-impl Strided {
-    /// Row-major, rows `width` apart.
-    fn rows(at: *const f32, width: usize) -> Strided {
-        Strided { at, row: width as isize, col: 1 }
-    }
-}
-
 /// dst (m × n, row-major, rows `dst_width` apart) = scale · lhs (m × k) · rhs (k × n), on one
-/// thread. Safety: every element of the three matrices must lie in memory the caller owns,
-/// dst's exclusively.
-unsafe fn matmul([m, n, k]: [usize; 3], dst: *mut f32, dst_width: usize, lhs: Strided, rhs: Strided, scale: f32) {
+/// thread: gemm natively (its AVX2 kernels), our own kernel in the page ([`crate::matmul`]:
+/// about 4x gemm's WebAssembly one). Safety: every element of the three matrices must lie in
+/// memory the caller owns, dst's exclusively.
+unsafe fn matmul(shape: [usize; 3], dst: *mut f32, dst_width: usize, lhs: Strided, rhs: Strided, scale: f32) {
+    #[cfg(target_arch = "wasm32")]
     unsafe {
-        gemm(
+        crate::matmul::product(shape, dst, dst_width, lhs, rhs, scale)
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    unsafe {
+        let [m, n, k] = shape;
+        gemm::gemm(
             m,
             n,
             k,
@@ -198,9 +191,9 @@ unsafe fn matmul([m, n, k]: [usize; 3], dst: *mut f32, dst_width: usize, lhs: St
             false,
             false,
             false,
-            Parallelism::None,
-        );
-    }
+            gemm::Parallelism::None,
+        )
+    };
 }
 
 /// `f(row index, row)` over the rows of a buffer `width` wide, in blocks across the threads.

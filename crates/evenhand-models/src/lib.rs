@@ -7,6 +7,7 @@
 //! - [`catalogue`]: the models Evenhand knows, each file pinned (or labelled trust-on-first-use).
 //! - [`bert`]: the encoder (embeddings, then [`layer`]s: gemm with strides and [`fused`]
 //!   elementwise passes).
+//!   In the page the projections run on [`matmul`]'s kernel of our own (over [`lanes`]).
 //! - [`deberta`]: DeBERTa-v2/v3 sequence classification (disentangled attention in
 //!   [`deberta_attention`], its config.json in [`deberta_config`]).
 //! - [`classify`]: premise/hypothesis pair classification, one head per architecture
@@ -25,7 +26,9 @@ pub mod deberta_config;
 pub mod embed;
 pub mod error;
 pub mod fused;
+mod lanes;
 pub mod layer;
+pub mod matmul;
 pub mod nli;
 pub mod pin;
 pub mod tiny;
