@@ -113,9 +113,13 @@ build_wasm() {
   # only that crate is compiled again, not its dependencies.
   local models_log="$ROOT/target/tmp/models-build.log"
   local models_wasm=target/wasm32-unknown-unknown/models/evenhand_models.wasm
-  (PROFILE=models OPT=-O2 bindgen_module evenhand_models www/pkg-models "$models_wasm" -p evenhand-models &&
-    PROFILE=models OPT=-O2 OPT_FEATURES=--enable-relaxed-simd bindgen_module evenhand_models www/pkg-models-relaxed "$models_wasm" -p evenhand-models \
-      --features relaxed-simd) >"$models_log" 2>&1 &
+  # (Two commands, not `a && b`: errexit does not apply inside an && list, so a failed first build
+  # would not stop the subshell.)
+  (
+    PROFILE=models OPT=-O2 bindgen_module evenhand_models www/pkg-models "$models_wasm" -p evenhand-models
+    PROFILE=models OPT=-O2 OPT_FEATURES=--enable-relaxed-simd bindgen_module evenhand_models www/pkg-models-relaxed \
+      "$models_wasm" -p evenhand-models --features relaxed-simd
+  ) >"$models_log" 2>&1 &
   local models_pid=$!
   local crate=target/wasm32-unknown-unknown/release/evenhand.wasm
   bindgen_module home www/pkg "$crate" --no-default-features

@@ -10,11 +10,11 @@
 // WeightsFeeder, which fills the tensors and hashes as it goes: the peak is the tensors and one
 // slice, not the file, its copy in wasm and the tensors.
 // nli_verdicts: the NLI rule itself (the CLI's), applied to P(refuse) the page keeps: no model needed.
-// Two builds of the module: pkg-models-relaxed has WebAssembly relaxed SIMD's fused multiply-add in
-// its matrix kernel (about a fifth faster: docs/performance.md), but does not load in a browser
-// without relaxed SIMD (Safari), which gets pkg-models, the same code rounding twice. A 35-byte
-// module holding one f32x4.relaxed_madd tells which; ?simd=plain (models-simd=plain on the page)
-// forces the plain build, for tests and comparisons.
+// Two builds of the module: pkg-models-relaxed has WebAssembly relaxed SIMD's fused multiply-add
+// in its matrix kernel (an embedding about a tenth faster: docs/performance.md), but does not load
+// in a browser without relaxed SIMD (Safari), which gets pkg-models, the same code rounding twice.
+// A 35-byte module holding one f32x4.relaxed_madd tells which; ?simd=plain (models-simd=plain on
+// the page) forces the plain build, for tests and comparisons.
 const RELAXED_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0, 32, 0, 32, 0, 253, 133, 2, 11,
 ]);

