@@ -7,7 +7,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod exports {
-    use evenhand_models::matmul::{Strided, product};
+    use evenhand_models::matmul::{Strided, gemm_product, product};
 
     /// `n` floats of a fixed pattern, never freed (the bench allocates once).
     #[unsafe(no_mangle)]
@@ -16,43 +16,9 @@ mod exports {
         v.leak().as_mut_ptr()
     }
 
-    /// dst = scale · lhs · rhs on our kernel or on gemm's.
-    unsafe fn run(
-        ours: bool,
-        [m, n, k]: [usize; 3],
-        dst: *mut f32,
-        dst_width: usize,
-        lhs: Strided,
-        rhs: Strided,
-        scale: f32,
-    ) {
-        unsafe {
-            if ours {
-                product([m, n, k], dst, dst_width, lhs, rhs, scale);
-            } else {
-                gemm::gemm(
-                    m,
-                    n,
-                    k,
-                    dst,
-                    1,
-                    dst_width as isize,
-                    false,
-                    lhs.at,
-                    lhs.col,
-                    lhs.row,
-                    rhs.at,
-                    rhs.col,
-                    rhs.row,
-                    0.0,
-                    scale,
-                    false,
-                    false,
-                    false,
-                    gemm::Parallelism::None,
-                );
-            }
-        }
+    /// Our kernel or gemm's (the same arguments).
+    fn kernel(ours: bool) -> unsafe fn([usize; 3], *mut f32, usize, Strided, Strided, f32) {
+        if ours { product } else { gemm_product }
     }
 
     /// y (m × n) = x (m × k) · Wᵀ, W being n × k row-major (a projection), `reps` times.
@@ -69,8 +35,9 @@ mod exports {
         y: *mut f32,
     ) {
         let (lhs, rhs) = (Strided::rows(x, k), Strided { at: w, row: 1, col: k as isize });
+        let run = kernel(ours);
         for _ in 0..reps {
-            unsafe { run(ours, [m, n, k], y, n, lhs, rhs, 1.0) };
+            unsafe { run([m, n, k], y, n, lhs, rhs, 1.0) };
         }
     }
 
@@ -93,10 +60,11 @@ mod exports {
         let kt = Strided { at: qkv.wrapping_add(hidden), row: 1, col: width as isize };
         let v = Strided::rows(qkv.wrapping_add(2 * hidden), width);
         let weights = Strided::rows(scores, t);
+        let run = kernel(ours);
         for _ in 0..reps {
             unsafe {
-                run(ours, [t, t, d], scores, t, q, kt, 1.0 / (d as f32).sqrt());
-                run(ours, [t, d, t], context, hidden, weights, v, 1.0);
+                run([t, t, d], scores, t, q, kt, 1.0 / (d as f32).sqrt());
+                run([t, d, t], context, hidden, weights, v, 1.0);
             }
         }
     }

@@ -172,28 +172,7 @@ unsafe fn matmul(shape: [usize; 3], dst: *mut f32, dst_width: usize, lhs: Stride
     };
     #[cfg(not(target_arch = "wasm32"))]
     unsafe {
-        let [m, n, k] = shape;
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst,
-            1,
-            dst_width as isize,
-            false,
-            lhs.at,
-            lhs.col,
-            lhs.row,
-            rhs.at,
-            rhs.col,
-            rhs.row,
-            0.0,
-            scale,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        )
+        crate::matmul::gemm_product(shape, dst, dst_width, lhs, rhs, scale)
     };
 }
 

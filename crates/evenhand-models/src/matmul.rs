@@ -127,6 +127,46 @@ pub unsafe fn product([m, n, k]: [usize; 3], dst: *mut f32, dst_width: usize, lh
     });
 }
 
+/// The same product through gemm, on this thread: what native builds use (its AVX2 and AVX-512
+/// kernels are faster there), and the reference bench/models/matmul.rs measures ours against.
+///
+/// # Safety
+/// As for [`product`].
+pub unsafe fn gemm_product(
+    [m, n, k]: [usize; 3],
+    dst: *mut f32,
+    dst_width: usize,
+    lhs: Strided,
+    rhs: Strided,
+    scale: f32,
+) {
+    // gemm's arguments: dst and its column and row strides, whether to read dst (no), then each
+    // operand with its column and row strides, then dst's factor (0) and the product's.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst,
+            1,
+            dst_width as isize,
+            false,
+            lhs.at,
+            lhs.col,
+            lhs.row,
+            rhs.at,
+            rhs.col,
+            rhs.row,
+            0.0,
+            scale,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        )
+    }
+}
+
 /// Columns k0..k0 + kc of `rows` rows of x, as groups of `width` rows, k-major (the group's
 /// `width` values of one k side by side), the last group padded with zeros.
 /// Safety: every (i, k0 + p) for i < rows, p < kc must be readable.
@@ -245,8 +285,21 @@ mod tests {
         let (x, w) = (values(m * k, 0x2545_f491), values(n * k, 0x9e37_79b9));
         let rhs =
             if transposed { Strided { at: w.as_ptr(), row: 1, col: k as isize } } else { Strided::rows(w.as_ptr(), n) };
-        let mut y = vec![7.0f32; m * width];
-        unsafe { product([m, n, k], y.as_mut_ptr().wrapping_add(at), width, Strided::rows(x.as_ptr(), k), rhs, 0.5) };
+        // Ours, and gemm's through the same arguments (what native builds call).
+        for kernel in [product, gemm_product] {
+            let mut y = vec![7.0f32; m * width];
+            unsafe {
+                kernel([m, n, k], y.as_mut_ptr().wrapping_add(at), width, Strided::rows(x.as_ptr(), k), rhs, 0.5)
+            };
+            expect(&y, m, k, n, width, at, |r, c| {
+                let w_at = |p: usize| if transposed { w[c * k + p] } else { w[p * n + c] } as f64;
+                0.5 * (0..k).map(|p| x[r * k + p] as f64 * w_at(p)).sum::<f64>()
+            });
+        }
+    }
+
+    /// y's columns at..at + n hold want(row, column) to float32 precision; the others are 7.
+    fn expect(y: &[f32], m: usize, k: usize, n: usize, width: usize, at: usize, want: impl Fn(usize, usize) -> f64) {
         for r in 0..m {
             for j in 0..width {
                 let got = y[r * width + j];
@@ -254,9 +307,7 @@ mod tests {
                     assert_eq!(got, 7.0, "({r}, {j}) outside the product was written");
                     continue;
                 }
-                let c = j - at;
-                let w_at = |p: usize| if transposed { w[c * k + p] } else { w[p * n + c] } as f64;
-                let want: f64 = 0.5 * (0..k).map(|p| x[r * k + p] as f64 * w_at(p)).sum::<f64>();
+                let want = want(r, j - at);
                 assert!(
                     (got as f64 - want).abs() < 1e-6 * (k as f64).sqrt().max(1.0),
                     "({r}, {j}): {got} vs {want}, {m}x{k}x{n}"
