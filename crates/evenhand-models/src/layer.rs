@@ -162,7 +162,7 @@ unsafe fn product(rows: usize, x: &[f32], w: &DenseView, y: &mut [f32], y_width:
 
 /// dst (m × n, row-major, rows `dst_width` apart) = scale · lhs (m × k) · rhs (k × n), on one
 /// thread: gemm natively (its AVX2 or AVX-512 kernels), our own kernel in the page
-/// ([`crate::matmul`]: 1.3x gemm's WebAssembly kernel, 1.5x with relaxed SIMD).
+/// ([`crate::matmul`]: 1.2x to 1.45x gemm's WebAssembly kernel, 1.35x to 1.7x with relaxed SIMD).
 /// Safety: every element of the three matrices must lie in memory the caller owns, dst's
 /// exclusively.
 unsafe fn matmul(shape: [usize; 3], dst: *mut f32, dst_width: usize, lhs: Strided, rhs: Strided, scale: f32) {

@@ -1,10 +1,10 @@
 //! A matrix product with a register-tiled kernel of our own, for the page. In Chromium 156 on
 //! this machine's cores (bench/models/matmul.rs: MiniLM's projections for 8 texts, 832 × 384 ×
-//! 384 and the like) gemm's WebAssembly kernel, as candle builds it, computes 33 GFLOP/s, this one
-//! 43, and 51 in the build with relaxed SIMD's fused multiply-add (feature `relaxed-simd`; V8's
-//! ceiling for that instruction here is 59). Natively gemm's AVX2 and AVX-512 kernels stay
-//! (faster still); the same code runs natively on plain arrays ([`crate::lanes`]) so that native
-//! tests check its blocking, packing and edges.
+//! 384 and the like) gemm's WebAssembly kernel, as candle builds it, computes about 30 GFLOP/s,
+//! this one 42, and 50 in the build with relaxed SIMD's fused multiply-add (feature
+//! `relaxed-simd`; V8's ceiling for that instruction here is 58). Natively gemm's AVX2 and
+//! AVX-512 kernels stay ([`gemm_product`]: faster still); the same code runs natively on plain
+//! arrays ([`crate::lanes`]) so that native tests check its blocking, packing and edges.
 //!
 //! The kernel keeps a 4 × 8 tile of the result in eight vector registers; each step of k loads
 //! two vectors of the right-hand side's panel, broadcasts four values of the left-hand side's
