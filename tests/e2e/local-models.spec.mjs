@@ -161,13 +161,16 @@ test("a topic file with no key: a local model from the mirror embeds it, PERMANO
     plain.on("request", (r) => plainUrls.push(r.url()));
     await references(plain, mirror.base, "&models-simd=plain");
     await embedButton(plain).click();
-    await expect(plain.locator("#crosslingual-local-done")).toContainText("36 responses embedded locally", { timeout: 120_000 });
+    // Computed anew by the plain build (a new page keeps no vectors), not reused.
+    await expect(plain.locator("#crosslingual-local-done")).toContainText("(12 distinct texts computed, 0 answers reused", { timeout: 120_000 });
     expect(plainUrls.some((u) => u.includes("/pkg-models/evenhand_models_bg.wasm"))).toBe(true);
     expect(plainUrls.some((u) => u.includes("/pkg-models-relaxed/"))).toBe(false);
     const plainVectors = vectorsOf((await downloadText(plain, "Download embeddings (JSONL)")).text);
+    expect(plainVectors.size).toBe(36);
     let plainWorst = 0;
     for (const [id, v] of cliVectors) {
       const w = plainVectors.get(id);
+      expect(w, `the plain build has a vector for ${id}`).toBeTruthy();
       for (let i = 0; i < v.length; i++) plainWorst = Math.max(plainWorst, Math.abs(v[i] - w[i]));
     }
     console.log(`page (wasm, plain SIMD) against CLI: largest coordinate difference ${plainWorst.toExponential(2)}`);

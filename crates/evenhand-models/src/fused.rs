@@ -89,7 +89,8 @@ pub fn erf(x: f32) -> f32 {
 
 // f32's min, max and clamp are calls to libm's fminf and fmaxf in WebAssembly (their NaN rule is
 // not the instruction's), and a call in a row loop stops it from vectorising: with them the GELU
-// pass took 5.9% of a worker's time, without 2.4% (node --cpu-prof). A comparison is a select.
+// pass took 452 ms of 100 texts' embedding in wasm, without 175 ms (node --cpu-prof). A
+// comparison is a select.
 
 /// The smaller of x and bound (x if it is NaN).
 #[inline(always)]
