@@ -243,7 +243,8 @@ fn normalise(norm: &Norm, row: &mut [f32]) {
 
 kernel! {
     /// row = softmax(row + mask), in place; `mask` is 0 for a token and a large negative
-    /// number for padding, whose weight then comes out exactly 0.
+    /// number for padding, whose weight then comes out exactly 0. A shorter mask covers the
+    /// row's first elements (an empty one: no mask).
     pub fn softmax(row: &mut [f32], mask: &[f32]) {
         for (x, m) in row.iter_mut().zip(mask) {
             *x += m;
