@@ -51,6 +51,18 @@ mod imp {
             // Safety: out holds four floats (asserted); v128 stores need no alignment.
             unsafe { v128_store(out.as_mut_ptr() as *mut v128, self.0) }
         }
+        /// Rows as columns: lane i of out[j] is lane j of rows[i] (eight shuffles).
+        #[inline(always)]
+        pub fn transpose([a, b, c, d]: [F4; 4]) -> [F4; 4] {
+            let (ab_lo, ab_hi) = (i32x4_shuffle::<0, 4, 1, 5>(a.0, b.0), i32x4_shuffle::<2, 6, 3, 7>(a.0, b.0));
+            let (cd_lo, cd_hi) = (i32x4_shuffle::<0, 4, 1, 5>(c.0, d.0), i32x4_shuffle::<2, 6, 3, 7>(c.0, d.0));
+            [
+                F4(i32x4_shuffle::<0, 1, 4, 5>(ab_lo, cd_lo)),
+                F4(i32x4_shuffle::<2, 3, 6, 7>(ab_lo, cd_lo)),
+                F4(i32x4_shuffle::<0, 1, 4, 5>(ab_hi, cd_hi)),
+                F4(i32x4_shuffle::<2, 3, 6, 7>(ab_hi, cd_hi)),
+            ]
+        }
     }
 }
 
@@ -89,6 +101,11 @@ mod imp {
         #[inline(always)]
         pub fn store(self, out: &mut [f32]) {
             out[..4].copy_from_slice(&self.0);
+        }
+        /// Rows as columns: lane i of out[j] is lane j of rows[i].
+        #[inline(always)]
+        pub fn transpose(rows: [F4; 4]) -> [F4; 4] {
+            std::array::from_fn(|j| F4(std::array::from_fn(|i| rows[i].0[j])))
         }
     }
 }
