@@ -69,9 +69,9 @@ BIN=target/$PROFILE/examples/bench_models
 $BIN texts "$TEXTS" "$MINILM" "$OUT/texts.json"
 echo "load before: $(uptime)"
 # A part that runs starts its figures afresh; the others' stay as they were (summary.py reads all).
-if has embed || has page; then : >"$OUT/embed_ours.jsonl"; fi
-if has embed; then : >"$OUT/embed_peer.jsonl"; fi
-if has page; then : >"$OUT/embed_page.jsonl"; fi
+# The embedding's three sides (ours, the peer, the page) are compared round by round, so a run of
+# either part starts all three afresh: a row never pairs one run's native figures with another's.
+if has embed || has page; then : >"$OUT/embed_ours.jsonl"; : >"$OUT/embed_peer.jsonl"; : >"$OUT/embed_page.jsonl"; fi
 # The page (the same texts through the models worker) when the models module is built.
 page=0
 if has page; then
