@@ -21,7 +21,8 @@
 //! to 1,536; XLM-R base's 3,072 is two): each block after the first adds to result tiles last
 //! written a whole pass over the result earlier (1.3 MB here, more than a core's L2), and in
 //! blocks of 384 the output projection (832 × 384 × 1,536) ran at 45.4 GFLOP/s against 49.9
-//! in one (relaxed build, both in each of three runs, medians). Packing reads whichever
+//! in one, and 46.9 against 50.6 with the order of the two builds swapped (relaxed builds,
+//! three runs each way, medians). Packing reads whichever
 //! direction of an operand is contiguous in order (the attention's short products spend as
 //! much on packing as on arithmetic otherwise). Each result is a sum in order of k, one k
 //! block after another, times `scale`.
@@ -188,8 +189,9 @@ unsafe fn pack(x: Strided, rows: usize, k0: usize, kc: usize, width: usize, out:
             let row_at = |ii: usize| unsafe { x.at.offset((first + ii) as isize * x.row + k0 as isize) };
             // A whole group, four rows by four steps of k at a time, transposed in registers:
             // element by element, one head's attention products (where packing weighs most)
-            // ran at 36 GFLOP/s against 40 with the fused multiply-add, 25-31 against 33
-            // without, side by side in one run; the projections did not change measurably.
+            // ran at 36 GFLOP/s against 40 with the fused multiply-add (36.0 against 38.5-39.0
+            // with the builds' order swapped), 25-31 against 33 without; the projections did
+            // not change measurably.
             let done = if here == width && width.is_multiple_of(4) { kc / 4 * 4 } else { 0 };
             for quad in (0..width).step_by(4).take_while(|_| done > 0) {
                 let rows: [*const f32; 4] = std::array::from_fn(|i| row_at(quad + i));
